@@ -1,0 +1,72 @@
+"""The per-page and per-input records every stage and engine exchanges (no Dagster here)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# Stages named in rejected/ ledger lines, in pipeline order.
+STAGES = ("inventory", "filter", "render", "ocr", "dolma")
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """One input that produced no document: a line of rejected/<group>.jsonl."""
+
+    source: str
+    reason: str
+    stage: str
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The ledger line; `detail` only when there is one."""
+        line: dict[str, Any] = {"source": self.source, "reason": self.reason, "stage": self.stage}
+        if self.detail:
+            line["detail"] = self.detail
+        return line
+
+
+@dataclass
+class PageInput:
+    """What an OCR engine gets for one page: the rendered image and the PDF's own text layer."""
+
+    source_hash: str
+    page_num: int  # 1-based
+    png: bytes | None
+    width: int = 0
+    height: int = 0
+    text_layer: str = ""  # the PDF's text for this page, "" for images and scans
+    text_layer_trusted: bool = False
+
+
+@dataclass
+class PageResult:
+    """One page's OCR outcome: identical fields whichever engine produced it."""
+
+    source_hash: str
+    page_num: int  # 1-based
+    text: str
+    primary_language: str | None = None
+    is_rotation_valid: bool = True
+    rotation_correction: int = 0  # degrees clockwise applied to read the page upright
+    is_table: bool = False
+    is_diagram: bool = False
+    engine: str = ""
+    model: str = ""
+    is_fallback: bool = False
+    input_tokens: int = 0
+    output_tokens: int = 0
+    attempts: int = 1
+    error: str | None = None
+    elapsed_s: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A plain dict (JSON and Parquet friendly)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PageResult:
+        """Rebuild from `to_dict` output, ignoring unknown keys written by newer versions."""
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in data.items() if k in known})
