@@ -1,0 +1,122 @@
+"""The `ocr-pipeline` command: run every stage in-process for one machine (DESIGN §5 contract)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import TYPE_CHECKING
+
+from ocr_pipeline.settings import (
+    DEFAULT_MAX_PAGE_ERROR_RATE,
+    DEFAULT_MAX_PAGE_RETRIES,
+    DEFAULT_PAGES_PER_GROUP,
+    DEFAULT_TARGET_LONGEST_IMAGE_DIM,
+    PipelineSettings,
+)
+
+if TYPE_CHECKING:
+    from ocr_pipeline.defs.local_run import RunSummary
+
+# olmOCR's flag names first; the dashed spellings are accepted as aliases.
+_FLAGS: list[tuple[str, dict[str, object]]] = [
+    (
+        "pdfs",
+        {"nargs": "+", "default": [], "help": "PDFs, images, folders, globs, .txt lists or .tar.gz archives"},
+    ),
+    (
+        "server",
+        {"default": None, "help": "OpenAI-compatible endpoint (vLLM); without it the CPU engine runs"},
+    ),
+    ("model", {"default": "allenai/olmOCR-2-7B-1025-FP8", "help": "model name sent to the server"}),
+    ("api_key", {"default": None, "help": "bearer token for the server (never logged)"}),
+    ("markdown", {"action": "store_true", "help": "also write markdown/<input path>.md per document"}),
+    (
+        "apply_filter",
+        {"action": "store_true", "help": "drop forms, non-English and SEO spam (as rejections)"},
+    ),
+    ("pages_per_group", {"type": int, "default": DEFAULT_PAGES_PER_GROUP, "help": "pages per work group"}),
+    ("workers", {"type": int, "default": 1, "help": "work groups processed at once"}),
+    ("max_concurrent_requests", {"type": int, "default": 64, "help": "requests in flight to the server"}),
+    ("max_page_retries", {"type": int, "default": DEFAULT_MAX_PAGE_RETRIES, "help": "attempts per page"}),
+    (
+        "max_page_error_rate",
+        {
+            "type": float,
+            "default": DEFAULT_MAX_PAGE_ERROR_RATE,
+            "help": "largest share of fallback pages a document may have",
+        },
+    ),
+    (
+        "target_longest_image_dim",
+        {
+            "type": int,
+            "default": DEFAULT_TARGET_LONGEST_IMAGE_DIM,
+            "help": "longest side of rendered page images, in pixels",
+        },
+    ),
+    ("guided_decoding", {"action": "store_true", "help": "send olmOCR's guided_regex with each request"}),
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command's argument parser."""
+    parser = argparse.ArgumentParser(prog="ocr-pipeline", description="PDFs and page images to Dolma JSONL.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run every stage for the given inputs in this process")
+    run.add_argument("workspace", help="output folder (or s3://bucket/prefix)")
+    for name, options in _FLAGS:
+        names = [f"--{name}"] + ([f"--{name.replace('_', '-')}"] if "_" in name else [])
+        run.add_argument(*names, dest=name, **options)  # type: ignore[arg-type]
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    return parser
+
+
+def settings_from_args(args: argparse.Namespace) -> PipelineSettings:
+    """Plain settings from parsed flags."""
+    return PipelineSettings(
+        workspace=args.workspace,
+        **{name: getattr(args, name) for name, _ in _FLAGS},
+    ).validate()
+
+
+def print_summary(s: RunSummary) -> None:
+    """The final report: documents, pages, rejections by reason, speed."""
+    rate = s.pages / s.seconds if s.seconds else 0.0
+    failed = f" ({len(s.failed_groups)} failed: {', '.join(s.failed_groups)})" if s.failed_groups else ""
+    reasons = ", ".join(f"{k}={v}" for k, v in sorted(s.rejected.items()))
+    print(f"groups run:     {s.groups}{failed}")
+    print(f"documents:      {s.documents}")
+    print(f"pages:          {s.pages} ({s.fallback_pages} fallback)")
+    print(f"rejected:       {sum(s.rejected.values())}" + (f" ({reasons})" if reasons else ""))
+    print(f"time:           {s.seconds:.1f}s, {rate:.2f} pages/s")
+    if s.unaccounted:
+        print(f"UNACCOUNTED inputs (a bug, please report): {s.unaccounted[:10]}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the process exit code."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        settings = settings_from_args(args)
+    except ValueError as exc:
+        print(f"ocr-pipeline: error: {exc}", file=sys.stderr)
+        return 2
+    if not settings.pdfs:
+        print("ocr-pipeline: no --pdfs given; resuming the groups already in the workspace", file=sys.stderr)
+    from ocr_pipeline.defs.local_run import run_local
+    from ocr_pipeline.sources import InputSpecError, check_specs
+
+    try:
+        check_specs(settings.pdfs)
+        summary = run_local(settings, show_progress=not args.quiet)
+    except InputSpecError as exc:
+        print(f"ocr-pipeline: error: {exc}", file=sys.stderr)
+        return 2
+    print_summary(summary)
+    return 0 if summary.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+"""The pipeline's assets: inventory, then per work group filter → render → OCR → Dolma shards."""
+
+from dagster import (
+    AssetExecutionContext,
+    MaterializeResult,
+    MetadataValue,
+    ResourceParam,
+    asset,
+)
+
+from ocr_pipeline.defs.ocr_step import run_ocr_step
+from ocr_pipeline.defs.partitions import work_groups
+from ocr_pipeline.defs.resources import PipelineConfig
+from ocr_pipeline.layout import dolma_key, filtered_key, pages_key, rejected_key
+from ocr_pipeline.progress import ProgressSink
+from ocr_pipeline.stages.filtering import filter_group
+from ocr_pipeline.stages.inventory import list_groups, scan_inputs
+from ocr_pipeline.stages.rendering import render_group
+from ocr_pipeline.stages.shards import build_group_shard
+from ocr_pipeline.storage import open_workspace
+
+
+@asset(group_name="ocr", kinds={"python"})
+def pdf_inventory(context: AssetExecutionContext, pipeline_config: PipelineConfig) -> MaterializeResult:
+    """Every input found in the sources, with size, hash and page count, packed into work groups."""
+    settings = pipeline_config.settings()
+    workspace = open_workspace(settings.workspace)
+    result = scan_inputs(settings.pdfs, workspace, settings.pages_per_group)
+    groups = list_groups(workspace)
+    registered = set(context.instance.get_dynamic_partitions(work_groups.name))
+    missing = [g for g in groups if g not in registered]
+    if missing:
+        # Groups formed by an earlier scan (or another instance) are registered too, so none is orphaned.
+        context.instance.add_dynamic_partitions(work_groups.name, missing)
+    context.log.info(f"{result.new_inputs} new inputs in {len(result.new_groups)} new groups")
+    return MaterializeResult(
+        metadata={
+            "new_inputs": result.new_inputs,
+            "new_pages": result.new_pages,
+            "new_groups": MetadataValue.json(result.new_groups),
+            "total_groups": len(groups),
+            "already_known_inputs": result.already_known,
+            "rejected_by_reason": MetadataValue.json(result.rejected),
+            "workspace": MetadataValue.path(workspace.uri),
+        }
+    )
+
+
+@asset(group_name="ocr", partitions_def=work_groups, deps=[pdf_inventory], kinds={"python"})
+def filtered_pdfs(context: AssetExecutionContext, pipeline_config: PipelineConfig) -> MaterializeResult:
+    """The group's inputs that pass the language, form and spam filters (the rest are rejections)."""
+    settings = pipeline_config.settings()
+    workspace = open_workspace(settings.workspace)
+    result = filter_group(workspace, context.partition_key, settings.apply_filter)
+    return MaterializeResult(
+        metadata={
+            "kept": result.kept,
+            "filter_applied": settings.apply_filter,
+            "rejected_by_reason": MetadataValue.json(result.rejected),
+            "manifest": MetadataValue.path(f"{workspace.uri}/{filtered_key(context.partition_key)}"),
+        }
+    )
+
+
+@asset(group_name="ocr", partitions_def=work_groups, deps=[filtered_pdfs], kinds={"python"})
+def page_images(
+    context: AssetExecutionContext, pipeline_config: PipelineConfig, progress: ResourceParam[ProgressSink]
+) -> MaterializeResult:
+    """Every page of the group's kept inputs as a PNG (longest side target_longest_image_dim) with its text layer."""
+    settings = pipeline_config.settings()
+    workspace = open_workspace(settings.workspace)
+    progress.phase(f"render {context.partition_key}", 0)
+    result = render_group(
+        workspace, context.partition_key, settings.target_longest_image_dim, progress.advance
+    )
+    return MaterializeResult(
+        metadata={
+            "documents": result.documents,
+            "pages": result.pages,
+            "page_render_errors": result.page_errors,
+            "trusted_text_layer_pages": result.trusted_text_pages,
+            "png_megabytes": round(result.png_bytes / 1e6, 2),
+            "rejected_by_reason": MetadataValue.json(result.rejected),
+            "pages_file": MetadataValue.path(f"{workspace.uri}/{pages_key(context.partition_key)}"),
+        }
+    )
+
+
+@asset(group_name="ocr", partitions_def=work_groups, deps=[page_images], kinds={"python"})
+def vlm_ocr_outputs(
+    context: AssetExecutionContext, pipeline_config: PipelineConfig, progress: ResourceParam[ProgressSink]
+) -> MaterializeResult:
+    """Each page's text and attributes from the OCR engine (VLM server, or the CPU engine without one)."""
+    return run_ocr_step(context, pipeline_config.settings(), progress)
+
+
+@asset(group_name="ocr", partitions_def=work_groups, deps=[vlm_ocr_outputs], kinds={"python"})
+def dolma_shards(context: AssetExecutionContext, pipeline_config: PipelineConfig) -> MaterializeResult:
+    """The group's Dolma shard, optional Markdown, and its rejection ledger: every input lands in one."""
+    settings = pipeline_config.settings()
+    workspace = open_workspace(settings.workspace)
+    group = context.partition_key
+    result = build_group_shard(
+        workspace, group, max_page_error_rate=settings.max_page_error_rate, markdown=settings.markdown
+    )
+    return MaterializeResult(
+        metadata={
+            "documents": result.documents,
+            "pages": result.pages,
+            "characters": result.characters,
+            "fallback_pages": result.fallback_pages,
+            "input_tokens": result.input_tokens,
+            "output_tokens": result.output_tokens,
+            "inputs_accounted": result.inputs,
+            "rejected_by_reason": MetadataValue.json(result.rejected),
+            "shard": MetadataValue.path(f"{workspace.uri}/{dolma_key(group)}"),
+            "ledger": MetadataValue.path(f"{workspace.uri}/{rejected_key(group)}"),
+        }
+    )

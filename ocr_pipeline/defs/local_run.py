@@ -1,0 +1,129 @@
+"""Run every asset for the given inputs in this process (the `ocr-pipeline run` command), group by group."""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+
+from dagster import AssetSelection, DagsterInstance, materialize
+
+from ocr_pipeline.defs.assets import dolma_shards, filtered_pdfs, page_images, pdf_inventory, vlm_ocr_outputs
+from ocr_pipeline.defs.partitions import work_groups
+from ocr_pipeline.defs.resources import PipelineConfig
+from ocr_pipeline.dolma import read_gzip_jsonl
+from ocr_pipeline.layout import dolma_key, rejected_key
+from ocr_pipeline.progress import NullProgress, ProgressSink, TqdmProgress
+from ocr_pipeline.settings import PipelineSettings
+from ocr_pipeline.stages.inventory import list_groups, read_group
+from ocr_pipeline.storage import Workspace, open_workspace
+from ocr_pipeline.tables import read_jsonl
+
+ALL_ASSETS = [pdf_inventory, filtered_pdfs, page_images, vlm_ocr_outputs, dolma_shards]
+GROUP_ASSETS = AssetSelection.assets(filtered_pdfs, page_images, vlm_ocr_outputs, dolma_shards)
+# Dagster's own step logs would drown the progress bar; warnings and errors still show.
+QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+@dataclass
+class RunSummary:
+    """What a local run produced, for the final report and the exit code."""
+
+    groups: int = 0
+    failed_groups: list[str] = field(default_factory=list)
+    documents: int = 0
+    pages: int = 0
+    fallback_pages: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+    unaccounted: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """Every group ran and every input ended as a document or an explicit rejection."""
+        return not self.failed_groups and not self.unaccounted
+
+
+def _resources(settings: PipelineSettings, progress: ProgressSink) -> dict[str, object]:
+    return {"pipeline_config": PipelineConfig.from_settings(settings), "progress": progress}
+
+
+def run_group(
+    settings: PipelineSettings,
+    group: str,
+    instance: DagsterInstance | None = None,
+    progress: ProgressSink | None = None,
+) -> bool:
+    """Materialize the per-group assets for one work group; returns whether every step succeeded."""
+    instance = instance or DagsterInstance.ephemeral()
+    if not instance.has_dynamic_partition(work_groups.name, group):
+        instance.add_dynamic_partitions(work_groups.name, [group])
+    result = materialize(
+        ALL_ASSETS,
+        selection=GROUP_ASSETS,
+        partition_key=group,
+        instance=instance,
+        resources=_resources(settings, progress or NullProgress()),
+        run_config=QUIET,
+        raise_on_error=False,
+    )
+    return result.success
+
+
+def _run_group_in_child(settings: PipelineSettings, group: str) -> tuple[str, bool]:
+    return group, run_group(settings, group)
+
+
+def run_local(settings: PipelineSettings, *, show_progress: bool = True) -> RunSummary:
+    """Inventory the inputs, then run every group without a shard yet; resumable by design."""
+    started = time.monotonic()
+    settings.validate()
+    workspace = open_workspace(settings.workspace)
+    instance = DagsterInstance.ephemeral()
+    inventory = materialize(
+        ALL_ASSETS,
+        selection=AssetSelection.assets(pdf_inventory),
+        instance=instance,
+        resources=_resources(settings, NullProgress()),
+        run_config=QUIET,
+        raise_on_error=True,
+    )
+    assert inventory.success
+    pending = [g for g in list_groups(workspace) if not workspace.exists(dolma_key(g))]
+    summary = RunSummary(groups=len(pending))
+    if settings.workers > 1 and len(pending) > 1:
+        # Separate processes: the CPU engine and rendering hold the GIL, threads would not scale.
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(settings.workers, mp_context=context) as pool:
+            futures = [pool.submit(_run_group_in_child, settings, g) for g in pending]
+            for future in as_completed(futures):
+                group, ok = future.result()
+                if not ok:
+                    summary.failed_groups.append(group)
+    else:
+        progress = TqdmProgress(disable=not show_progress)
+        for index, group in enumerate(pending, 1):
+            progress.prefix = f"[{index}/{len(pending)}] "
+            if not run_group(settings, group, instance, progress):
+                summary.failed_groups.append(group)
+        progress.close()
+    for group in pending:
+        if group not in summary.failed_groups:
+            _account(workspace, group, summary)
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def _account(workspace: Workspace, group: str, summary: RunSummary) -> None:
+    """Add a finished group's documents and rejections, and check every input is in one of them."""
+    docs = read_gzip_jsonl(workspace.read_bytes(dolma_key(group)))
+    ledger = read_jsonl(workspace, rejected_key(group))
+    summary.documents += len(docs)
+    for doc in docs:
+        summary.pages += len(doc["attributes"]["pdf_page_numbers"])
+        summary.fallback_pages += doc["metadata"]["total-fallback-pages"]
+    summary.rejected.update(line["reason"] for line in ledger)
+    ended = {d["metadata"]["Source-File"] for d in docs} | {line["source"] for line in ledger}
+    summary.unaccounted += [r["source"] for r in read_group(workspace, group) if r["source"] not in ended]

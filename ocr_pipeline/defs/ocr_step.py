@@ -1,0 +1,44 @@
+"""The OCR step behind `vlm_ocr_outputs`: the CPU engine in-process, or the VLM worker."""
+
+from __future__ import annotations
+
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
+
+from ocr_pipeline.engines import make_cpu_engine, result_settings_key
+from ocr_pipeline.layout import ocr_key
+from ocr_pipeline.progress import ProgressSink
+from ocr_pipeline.settings import PipelineSettings
+from ocr_pipeline.stages.ocr import OcrResult, ocr_group, sequential_runner
+from ocr_pipeline.storage import open_workspace
+
+
+def ocr_metadata(result: OcrResult, uri: str) -> dict[str, object]:
+    """Asset metadata of one group's OCR: counts, tokens, speed."""
+    return {
+        "pages": result.pages,
+        "memo_hits": result.memo_hits,
+        "fallback_pages": result.fallback_pages,
+        "error_pages": result.error_pages,
+        "input_tokens": result.input_tokens,
+        "output_tokens": result.output_tokens,
+        "seconds": round(result.seconds, 2),
+        "pages_per_second": round(result.pages_per_second, 3),
+        "languages": MetadataValue.json(result.languages),
+        "results": MetadataValue.path(uri),
+    }
+
+
+def run_ocr_step(
+    context: AssetExecutionContext, settings: PipelineSettings, progress: ProgressSink
+) -> MaterializeResult:
+    """OCR the partition's pages and return the asset's materialization."""
+    workspace = open_workspace(settings.workspace)
+    group = context.partition_key
+    if settings.server:
+        raise NotImplementedError("the VLM engine is not wired yet; run without --server for the CPU engine")
+    engine = make_cpu_engine()
+    key = result_settings_key(engine.name, engine.model, "", settings.target_longest_image_dim)
+    progress.phase(f"ocr {group}", 0)
+    result = ocr_group(workspace, group, sequential_runner(engine), key, progress.advance)
+    context.log.info(f"{result.pages} pages ({result.memo_hits} from memo) in {result.seconds:.1f}s")
+    return MaterializeResult(metadata=ocr_metadata(result, f"{workspace.uri}/{ocr_key(group)}"))

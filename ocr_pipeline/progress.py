@@ -1,0 +1,51 @@
+"""Progress reporting that stages call without knowing who listens (a terminal bar, Dagster logs, nothing)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class ProgressSink(Protocol):
+    """Receives stage progress: a new phase with its expected total, then increments."""
+
+    def phase(self, name: str, total: int) -> None:
+        """A new phase starts (`total` units expected, 0 when unknown)."""
+
+    def advance(self, n: int = 1) -> None:
+        """`n` more units are done."""
+
+
+class NullProgress:
+    """Ignores progress (the Dagster UI shows asset metadata instead)."""
+
+    def phase(self, name: str, total: int) -> None:
+        """Ignore."""
+
+    def advance(self, n: int = 1) -> None:
+        """Ignore."""
+
+
+class TqdmProgress:
+    """A terminal progress bar per phase, for the one-machine CLI."""
+
+    def __init__(self, prefix: str = "", disable: bool = False) -> None:
+        self._bar = None
+        self.prefix, self._disable = prefix, disable
+
+    def phase(self, name: str, total: int) -> None:
+        """Close the previous bar and open a new one."""
+        from tqdm import tqdm
+
+        self.close()
+        self._bar = tqdm(total=total or None, desc=f"{self.prefix}{name}", unit="page", disable=self._disable)
+
+    def advance(self, n: int = 1) -> None:
+        """Move the bar."""
+        if self._bar is not None:
+            self._bar.update(n)
+
+    def close(self) -> None:
+        """Close the bar if one is open."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None

@@ -1,0 +1,1 @@
+"""Pipeline stages as plain functions over a workspace; the Dagster assets call these."""

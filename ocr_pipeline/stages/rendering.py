@@ -1,0 +1,132 @@
+"""The render stage: every page of the group's kept inputs to a PNG plus its text layer, one Parquet per group."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from ocr_pipeline.layout import filtered_key, pages_key
+from ocr_pipeline.ledger import write_stage_rejections
+from ocr_pipeline.pdf_probe import open_pdf
+from ocr_pipeline.records import Rejection
+from ocr_pipeline.render import image_to_page, render_pdf_page
+from ocr_pipeline.settings import MAX_PAGE_PIXELS
+from ocr_pipeline.stages.inventory import local_input_path, read_group
+from ocr_pipeline.storage import Workspace
+from ocr_pipeline.tables import StreamingTableWriter, read_rows
+from ocr_pipeline.text_layer import assess_text_layer, extract_page_text
+
+PAGES_SCHEMA = pa.schema(
+    [
+        ("source", pa.string()),
+        ("sha256", pa.string()),
+        ("page_num", pa.int32()),
+        ("png", pa.binary()),
+        ("width", pa.int32()),
+        ("height", pa.int32()),
+        ("text_layer", pa.string()),
+        ("text_layer_trusted", pa.bool_()),
+        ("render_error", pa.string()),
+    ]
+)
+
+
+@dataclass
+class RenderResult:
+    """Counts of one group's rendering."""
+
+    documents: int = 0
+    pages: int = 0
+    page_errors: int = 0
+    trusted_text_pages: int = 0
+    png_bytes: int = 0
+    rejected: dict[str, int] = field(default_factory=dict)
+
+
+def kept_inputs(workspace: Workspace, group: str) -> list[dict[str, Any]]:
+    """Inventory rows of the group that the filter stage kept."""
+    keep = {r["source"] for r in read_rows(workspace, filtered_key(group), ["source", "keep"]) if r["keep"]}
+    return [row for row in read_group(workspace, group) if row["status"] == "ok" and row["source"] in keep]
+
+
+def _pdf_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
+    """Pages one at a time, so a long document never sits in memory as images."""
+    doc = open_pdf(path)
+    try:
+        for index in range(len(doc)):
+            row: dict[str, Any] = {"page_num": index + 1, "png": None, "width": 0, "height": 0}
+            try:
+                page = doc[index]
+                try:
+                    text = extract_page_text(page)
+                    width_pt, height_pt = page.get_size()
+                finally:
+                    page.close()
+                quality = assess_text_layer(text, width_pt * height_pt)
+                row.update(text_layer=text, text_layer_trusted=quality.trusted)
+                rendered = render_pdf_page(doc, index, target_dim, MAX_PAGE_PIXELS)
+                row.update(png=rendered.png, width=rendered.width, height=rendered.height, render_error=None)
+            except Exception as exc:  # noqa: BLE001 - one bad page must not sink its document
+                row.setdefault("text_layer", "")
+                row.setdefault("text_layer_trusted", False)
+                row["render_error"] = f"{type(exc).__name__}: {exc}"
+            yield row
+    finally:
+        doc.close()
+
+
+def _image_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
+    rendered = image_to_page(path, target_dim)
+    yield from [
+        {
+            "page_num": 1,
+            "png": rendered.png,
+            "width": rendered.width,
+            "height": rendered.height,
+            "text_layer": "",
+            "text_layer_trusted": False,
+            "render_error": None,
+        }
+    ]
+
+
+def render_group(
+    workspace: Workspace, group: str, target_dim: int, progress: Callable[[int], None] | None = None
+) -> RenderResult:
+    """Render every kept input's pages into `pages/<group>.parquet`; unrenderable inputs are rejected."""
+    result = RenderResult()
+    rejections = []
+    writer = StreamingTableWriter(workspace, pages_key(group), PAGES_SCHEMA)
+    for row in kept_inputs(workspace, group):
+        path = local_input_path(row, workspace)
+        pages = _image_pages(path, target_dim) if row["kind"] == "image" else _pdf_pages(path, target_dim)
+        count, unusable, first_error = 0, 0, ""
+        try:
+            for page in pages:
+                page.update(source=row["source"], sha256=row["sha256"])
+                writer.add(page)
+                count += 1
+                if page["render_error"]:
+                    first_error = first_error or page["render_error"]
+                    result.page_errors += 1
+                    unusable += not page["text_layer"]
+                result.trusted_text_pages += bool(page["text_layer_trusted"])
+                result.png_bytes += len(page["png"] or b"")
+                if progress is not None:
+                    progress(1)
+        except Exception as exc:  # noqa: BLE001 - recorded in the ledger, the group goes on
+            first_error, unusable = f"{type(exc).__name__}: {exc}", count
+        if count == 0 or unusable == count:
+            # Rows already written for it are ignored downstream: the ledger is what counts.
+            rejections.append(Rejection(row["source"], "render_failed", "render", first_error))
+            continue
+        result.documents += 1
+        result.pages += count
+    writer.close()
+    for rejection in rejections:
+        result.rejected[rejection.reason] = result.rejected.get(rejection.reason, 0) + 1
+    write_stage_rejections(workspace, "render", group, rejections)
+    return result
