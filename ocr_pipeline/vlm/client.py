@@ -1,0 +1,188 @@
+"""Async client for an OpenAI-compatible /v1/chat/completions endpoint: bounded, retrying, never exits."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+log = logging.getLogger(__name__)
+
+# Statuses that say "try again later" rather than "this request is wrong".
+RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+
+
+class VlmClientError(Exception):
+    """Base class of the errors the VLM client raises."""
+
+
+class ServerNotReadyError(VlmClientError):
+    """The server never answered GET /v1/models within the readiness timeout."""
+
+
+class ServerUnavailableError(VlmClientError):
+    """Connection errors or 429s outlasted every back-off retry: the server, not the page, is the problem."""
+
+
+class RequestFailedError(VlmClientError):
+    """The server answered, but not with a usable 200 (a 4xx, or 5xx/timeouts after every retry)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class BackoffPolicy:
+    """Exponential back-off with jitter: delay n is base*2**n capped at max, scaled by 0.5-1.0."""
+
+    base_s: float = 1.0
+    max_s: float = 60.0
+    max_retries: int = 8
+    # A server's Retry-After is obeyed even past max_s (it knows its own load), up to this ceiling.
+    retry_after_cap_s: float = 300.0
+
+    def delay(self, retry: int, retry_after: float | None = None) -> float:
+        """Seconds to wait before retry number `retry` (0-based); a server's Retry-After wins if longer."""
+        capped = min(self.max_s, self.base_s * (2**retry))
+        # Equal jitter: spreads retries of many pages apart without ever collapsing the wait to zero.
+        delay = capped * (0.5 + random.random() / 2)
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self.retry_after_cap_s))
+        return delay
+
+
+def api_base(server: str) -> str:
+    """The `.../v1` base of a server URL given with or without the /v1 suffix."""
+    base = server.rstrip("/")
+    if base.endswith("/v1") or base.endswith("/v1/openai"):
+        return base
+    return base + "/v1"
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or HTTP date), None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+class VlmClient:
+    """Sends chat-completion requests with at most `max_concurrent_requests` in flight at once."""
+
+    def __init__(
+        self,
+        server: str,
+        *,
+        api_key: str | None = None,
+        max_concurrent_requests: int = 64,
+        request_timeout_s: float = 600.0,
+        backoff: BackoffPolicy | None = None,
+    ) -> None:
+        self.base = api_base(server)
+        self.completions_url = self.base + "/chat/completions"
+        self.max_concurrent_requests = max_concurrent_requests
+        self.backoff = backoff or BackoffPolicy()
+        self._slots = asyncio.Semaphore(max_concurrent_requests)
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        limits = httpx.Limits(
+            max_connections=max_concurrent_requests, max_keepalive_connections=max_concurrent_requests
+        )
+        # The pool never makes anyone wait (our semaphore bounds requests to its size), so no pool timeout.
+        timeout = httpx.Timeout(request_timeout_s, connect=min(30.0, request_timeout_s), pool=None)
+        self._http = httpx.AsyncClient(headers=headers, limits=limits, timeout=timeout)
+        self.in_flight = 0
+        self.stats = {"requests": 0, "retries": 0}
+
+    async def __aenter__(self) -> VlmClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._http.aclose()
+
+    def __repr__(self) -> str:  # never show the Authorization header
+        return f"VlmClient({self.base!r}, max_concurrent_requests={self.max_concurrent_requests})"
+
+    async def chat_completion(self, body: dict[str, Any]) -> dict[str, Any]:
+        """POST one body; retry transient failures with back-off; return the decoded 200 JSON."""
+        retry = 0
+        while True:
+            retry_after: float | None = None
+            async with self._slots:
+                self.in_flight += 1
+                self.stats["requests"] += 1
+                try:
+                    response = await self._http.post(self.completions_url, json=body)
+                    failure: Exception | None = None
+                except httpx.TimeoutException as exc:
+                    failure, response = exc, None
+                except (httpx.TransportError, OSError) as exc:
+                    failure, response = exc, None
+                finally:
+                    self.in_flight -= 1
+            if response is not None:
+                if response.status_code == 200:
+                    try:
+                        return response.json()
+                    except ValueError as exc:
+                        raise RequestFailedError(f"200 reply is not JSON: {exc}", 200) from exc
+                if response.status_code not in RETRYABLE_STATUS:
+                    raise RequestFailedError(
+                        f"HTTP {response.status_code}: {response.text[:300]}", response.status_code
+                    )
+                retry_after = parse_retry_after(response.headers.get("retry-after"))
+                failure_text = f"HTTP {response.status_code}"
+            else:
+                failure_text = f"{type(failure).__name__}: {failure}"
+            if retry >= self.backoff.max_retries:
+                message = f"{self.completions_url}: gave up after {retry + 1} tries, last: {failure_text}"
+                # A server that answers 5xx or times out on this page may be choking on this page alone:
+                # the engine then spends a page attempt. Refused connections and 429s are the server's state.
+                if (response is not None and response.status_code != 429) or isinstance(
+                    failure, httpx.TimeoutException
+                ):
+                    raise RequestFailedError(message, response.status_code if response else None)
+                raise ServerUnavailableError(message)
+            delay = self.backoff.delay(retry, retry_after)
+            log.warning("VLM request failed (%s); retry %d in %.2fs", failure_text, retry + 1, delay)
+            self.stats["retries"] += 1
+            retry += 1
+            await asyncio.sleep(delay)
+
+
+async def wait_for_server(server: str, timeout_s: float = 600.0, *, poll_s: float = 0.5) -> list[str]:
+    """Poll GET /v1/models until it answers 200; return the served model ids or raise ServerNotReadyError."""
+    url = api_base(server) + "/models"
+    deadline = time.monotonic() + timeout_s
+    last = "no answer yet"
+    async with httpx.AsyncClient(timeout=httpx.Timeout(max(1.0, min(10.0, timeout_s)))) as http:
+        while True:
+            try:
+                response = await http.get(url)
+                if response.status_code == 200:
+                    return [m.get("id", "") for m in response.json().get("data", [])]
+                last = f"HTTP {response.status_code}"
+            except (httpx.HTTPError, OSError, ValueError) as exc:
+                last = f"{type(exc).__name__}: {exc}"
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ServerNotReadyError(f"VLM server at {url} was not ready after {timeout_s:g}s (last: {last})")
+            await asyncio.sleep(min(poll_s, remaining))
