@@ -1,0 +1,44 @@
+"""Shared fixtures: small corpora of real PDFs with known text, bad inputs included."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from pathlib import Path
+
+import pytest
+
+import pdfgen
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "pdf-parse-bench"
+
+
+def add_tar_member(tar: tarfile.TarFile, name: str, data: bytes) -> None:
+    """Add bytes under any member name (even `../x.pdf`, which tarfile itself would accept)."""
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    tar.addfile(info, io.BytesIO(data))
+
+
+@pytest.fixture
+def mixed_corpus(tmp_path: Path) -> Path:
+    """A folder of good inputs (born-digital, multi-page, two-column, a scan) and every kind of bad one."""
+    root = tmp_path / "corpus"
+    born = pdfgen.text_pdf([pdfgen.SENTENCES[:3], pdfgen.SENTENCES[3:6]])
+    pdfgen.write(root / "report.pdf", born)
+    pdfgen.write(root / "nested" / "columns.pdf", pdfgen.two_column_pdf(pdfgen.SENTENCES[:3], pdfgen.SENTENCES[3:6]))
+    pdfgen.write(root / "scan.pdf", pdfgen.scan_pdf(pdfgen.text_pdf([pdfgen.SENTENCES[6:8]], font_size=16), dpi=110))
+    pdfgen.write(root / "copy_of_report.pdf", born)
+    pdfgen.write(root / "zero.pdf", b"")
+    pdfgen.write(root / "truncated.pdf", born[: len(born) // 3])
+    pdfgen.write(root / "random.pdf", bytes(range(256)) * 8)
+    pdfgen.write(root / "page.pdf", b"<!DOCTYPE html><html><body>Not a PDF</body></html>")
+    pdfgen.write(root / "locked.pdf", pdfgen.encrypted_pdf(born, user_password="s3cret"))
+    pdfgen.write(root / "open_encrypted.pdf", pdfgen.encrypted_pdf(pdfgen.text_pdf([[pdfgen.SENTENCES[7]]]), ""))
+    pdfgen.write(root / "huge.pdf", pdfgen.huge_page_pdf())
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w:gz") as tar:
+        add_tar_member(tar, "inner/letter.pdf", pdfgen.text_pdf([[pdfgen.SENTENCES[5]]]))
+        add_tar_member(tar, "../escape.pdf", born)
+    pdfgen.write(root / "bundle.tar.gz", archive.getvalue())
+    return root
