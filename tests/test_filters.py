@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pypdfium2 as pdfium
 import pytest
-from pdfgen import SENTENCES, form_pdf, text_pdf
 
 from ocr_pipeline import filters
 from ocr_pipeline.filters import check_pdf, check_text, is_seo_spam
 from ocr_pipeline.render import render_pdf_page
+from pdfgen import SENTENCES, form_pdf, text_pdf
 
 FRENCH = [
     "Le comité a approuvé le budget annuel après un long débat au conseil municipal.",

@@ -8,12 +8,12 @@ import os
 from pathlib import Path
 
 import pytest
-from pdfgen import SENTENCES, encrypted_pdf, huge_page_pdf, scan_pdf, text_pdf, write
 from PIL import Image
 from pypdf import PdfWriter
 
 from ocr_pipeline import pdf_probe
 from ocr_pipeline.pdf_probe import PdfOpenError, open_pdf, probe_image, probe_pdf, sha256_file
+from pdfgen import SENTENCES, encrypted_pdf, huge_page_pdf, scan_pdf, text_pdf, write
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
-from pdfgen import SENTENCES, huge_page_pdf, scan_pdf, set_rotate, text_pdf
 from PIL import Image
 from pypdf import PdfReader, PdfWriter
 from pypdf.generic import RectangleObject
@@ -16,6 +15,7 @@ from reportlab.pdfgen import canvas
 
 from ocr_pipeline.render import image_to_page, render_pdf_page, render_scale, rotate_png
 from ocr_pipeline.settings import MAX_PAGE_PIXELS
+from pdfgen import SENTENCES, huge_page_pdf, scan_pdf, set_rotate, text_pdf
 
 
 def _bar_pdf() -> bytes:
