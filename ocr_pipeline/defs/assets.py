@@ -70,9 +70,7 @@ def page_images(
     settings = pipeline_config.settings()
     workspace = open_workspace(settings.workspace)
     progress.phase(f"render {context.partition_key}", 0)
-    result = render_group(
-        workspace, context.partition_key, settings.target_longest_image_dim, progress.advance
-    )
+    result = render_group(workspace, context.partition_key, settings.target_longest_image_dim, progress.advance)
     return MaterializeResult(
         metadata={
             "documents": result.documents,
@@ -86,7 +84,8 @@ def page_images(
     )
 
 
-@asset(group_name="ocr", partitions_def=work_groups, deps=[page_images], kinds={"python"})
+# The "gpu" pool caps how many partitions talk to the GPU server at once (set its limit in the instance).
+@asset(group_name="ocr", partitions_def=work_groups, deps=[page_images], kinds={"python"}, pool="gpu")
 def vlm_ocr_outputs(
     context: AssetExecutionContext, pipeline_config: PipelineConfig, progress: ResourceParam[ProgressSink]
 ) -> MaterializeResult:

@@ -1,8 +1,11 @@
-"""The OCR step behind `vlm_ocr_outputs`: the CPU engine in-process, or the VLM worker."""
+"""The OCR step behind `vlm_ocr_outputs`: the CPU engine in-process, or the VLM worker through Dagster Pipes."""
 
 from __future__ import annotations
 
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
+import os
+import sys
+
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, PipesSubprocessClient
 
 from ocr_pipeline.engines import make_cpu_engine, result_settings_key
 from ocr_pipeline.layout import ocr_key
@@ -10,6 +13,7 @@ from ocr_pipeline.progress import ProgressSink
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.ocr import OcrResult, ocr_group, sequential_runner
 from ocr_pipeline.storage import open_workspace
+from ocr_pipeline.worker import worker_invocation
 
 
 def ocr_metadata(result: OcrResult, uri: str) -> dict[str, object]:
@@ -28,14 +32,24 @@ def ocr_metadata(result: OcrResult, uri: str) -> dict[str, object]:
     }
 
 
+def run_vlm_worker(context: AssetExecutionContext, settings: PipelineSettings) -> MaterializeResult:
+    """Launch the worker as a subprocess speaking Pipes; its report becomes the materialization."""
+    args, env = worker_invocation(settings, context.partition_key)
+    # The child gets our environment too (PATH, AWS settings) plus the worker's own variables.
+    completed = PipesSubprocessClient().run(command=[sys.executable, *args], context=context, env={**os.environ, **env})
+    result = completed.get_materialize_result()
+    uri = f"{open_workspace(settings.workspace).uri}/{ocr_key(context.partition_key)}"
+    return MaterializeResult(metadata={**(result.metadata or {}), "results": MetadataValue.path(uri)})
+
+
 def run_ocr_step(
     context: AssetExecutionContext, settings: PipelineSettings, progress: ProgressSink
 ) -> MaterializeResult:
     """OCR the partition's pages and return the asset's materialization."""
+    if settings.server:
+        return run_vlm_worker(context, settings)
     workspace = open_workspace(settings.workspace)
     group = context.partition_key
-    if settings.server:
-        raise NotImplementedError("the VLM engine is not wired yet; run without --server for the CPU engine")
     engine = make_cpu_engine()
     key = result_settings_key(engine.name, engine.model, "", settings.target_longest_image_dim)
     progress.phase(f"ocr {group}", 0)

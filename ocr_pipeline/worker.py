@@ -1,0 +1,105 @@
+"""The OCR worker for one work group: `python -m ocr_pipeline.worker`, a Dagster Pipes process or a plain CLI.
+
+The same entrypoint runs in a subprocess next to Dagster, in the Kubernetes pod beside vLLM, and in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from dataclasses import asdict
+from typing import Any
+
+from ocr_pipeline.engines import result_settings_key
+from ocr_pipeline.settings import PipelineSettings
+from ocr_pipeline.stages.ocr import OcrResult, ocr_group
+from ocr_pipeline.storage import open_workspace
+
+API_KEY_ENV = "OCR_PIPELINE_API_KEY"
+SETTINGS_ENV = "OCR_PIPELINE_SETTINGS"
+# How long the worker waits for the server's GET /v1/models before giving up (a vLLM start loads weights).
+SERVER_READY_TIMEOUT_ENV = "OCR_PIPELINE_SERVER_READY_TIMEOUT_S"
+
+
+def worker_invocation(settings: PipelineSettings, group: str) -> tuple[list[str], dict[str, str]]:
+    """The worker's arguments and environment; the subprocess and the Kubernetes pod both use this one recipe."""
+    public = settings.to_dict(redact=True)
+    public.pop("api_key", None)
+    env = {SETTINGS_ENV: json.dumps(public, sort_keys=True)}
+    if settings.api_key:
+        env[API_KEY_ENV] = settings.api_key  # an environment variable, never an argument (ps would show it)
+    return ["-m", "ocr_pipeline.worker", "--group", group], env
+
+
+def settings_from_env(environ: dict[str, str] | None = None) -> PipelineSettings:
+    """Rebuild the settings a worker was launched with (see worker_invocation)."""
+    environ = dict(os.environ if environ is None else environ)
+    if SETTINGS_ENV not in environ:
+        raise ValueError(f"{SETTINGS_ENV} is not set: launch the worker through worker_invocation()")
+    data: dict[str, Any] = json.loads(environ[SETTINGS_ENV])
+    data["api_key"] = environ.get(API_KEY_ENV) or None
+    return PipelineSettings(**data).validate()
+
+
+def run_vlm_group(settings: PipelineSettings, group: str, log: Any = print) -> OcrResult:
+    """OCR one group against the VLM server: wait for readiness, then every page with bounded concurrency."""
+    from ocr_pipeline.vlm.client import wait_for_server
+    from ocr_pipeline.vlm.engine import VlmEngine
+
+    if not settings.server:
+        raise ValueError("the VLM worker needs a server URL")
+    timeout = float(os.environ.get(SERVER_READY_TIMEOUT_ENV, "600"))
+    models = asyncio.run(wait_for_server(settings.server, timeout))
+    log(f"server {settings.server} ready, serving {models}")
+    engine = VlmEngine(
+        settings.server,
+        settings.model,
+        api_key=settings.api_key,
+        max_page_retries=settings.max_page_retries,
+        guided_decoding=settings.guided_decoding,
+        max_concurrent_requests=settings.max_concurrent_requests,
+    )
+    key = result_settings_key(engine.name, engine.model, engine.prompt_version, settings.target_longest_image_dim)
+
+    def runner(factories: Any, sink: Any) -> None:
+        async def go() -> None:
+            async with engine:
+                await engine.run_pages(factories, sink)
+
+        asyncio.run(go())
+
+    return ocr_group(open_workspace(settings.workspace), group, runner, key)
+
+
+def summary(result: OcrResult) -> dict[str, Any]:
+    """The worker's report: counts, tokens, speed."""
+    data = asdict(result)
+    data["pages_per_second"] = round(result.pages_per_second, 3)
+    data["seconds"] = round(result.seconds, 3)
+    return data
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one group; under Dagster Pipes, report the materialization back to the asset."""
+    parser = argparse.ArgumentParser(prog="python -m ocr_pipeline.worker")
+    parser.add_argument("--group", required=True, help="the work group (partition key) to OCR")
+    args = parser.parse_args(argv)
+    from dagster_pipes import DAGSTER_PIPES_CONTEXT_ENV_VAR, open_dagster_pipes
+
+    settings = settings_from_env()
+    if DAGSTER_PIPES_CONTEXT_ENV_VAR not in os.environ:
+        print(json.dumps(summary(run_vlm_group(settings, args.group))))
+        return 0
+    with open_dagster_pipes() as pipes:
+        result = run_vlm_group(settings, args.group, log=pipes.log.info)
+        report = summary(result)
+        report["languages"] = {"raw_value": report["languages"], "type": "json"}
+        pipes.report_asset_materialization(metadata=report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
