@@ -1,0 +1,26 @@
+"""A snapshot of the Dagster graph: asset keys, dependencies, partitions, jobs, resources and pools."""
+
+from __future__ import annotations
+
+from dagster import AssetKey
+
+from ocr_pipeline.defs.definitions import defs
+
+
+def test_asset_graph_snapshot() -> None:
+    graph = defs.resolve_asset_graph()
+    keys = sorted(k.to_user_string() for k in graph.get_all_asset_keys())
+    assert keys == ["dolma_shards", "filtered_pdfs", "page_images", "pdf_inventory", "vlm_ocr_outputs"]
+    chain = ["pdf_inventory", "filtered_pdfs", "page_images", "vlm_ocr_outputs", "dolma_shards"]
+    for upstream, downstream in zip(chain, chain[1:], strict=False):
+        assert graph.get(AssetKey(downstream)).parent_keys == {AssetKey(upstream)}
+    assert graph.get(AssetKey("pdf_inventory")).partitions_def is None
+    for key in chain[1:]:
+        assert graph.get(AssetKey(key)).partitions_def.name == "work_groups"
+    assert graph.get(AssetKey("vlm_ocr_outputs")).pools == {"gpu"}
+
+
+def test_jobs_and_resources() -> None:
+    assert defs.resolve_job_def("ocr_job").partitions_def.name == "work_groups"
+    assert defs.resolve_job_def("inventory_job") is not None
+    assert {"pipeline_config", "progress"} <= set(defs.resources)
