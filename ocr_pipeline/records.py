@@ -48,7 +48,8 @@ class PageResult:
     text: str
     primary_language: str | None = None
     is_rotation_valid: bool = True
-    rotation_correction: int = 0  # degrees clockwise applied to read the page upright
+    # Degrees the rendered page must turn counter-clockwise (PIL's ROTATE_<n>) to read upright: olmOCR's convention.
+    rotation_correction: int = 0
     is_table: bool = False
     is_diagram: bool = False
     engine: str = ""

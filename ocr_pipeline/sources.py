@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ocr_pipeline.safepaths import safe_relative_path
 
@@ -29,7 +30,9 @@ class InputRef:
     source: str  # what the user would recognise: a path, or `archive.tar.gz::member`
     rel_path: str  # the path mirrored under markdown/ (path-safe)
     kind: str  # "pdf", "image", "archive" or "unsupported"
-    path: str  # where to read it from on this machine (archives: the archive itself)
+    path: str  # where to read it from: a local path or an s3:// URI (archives: the archive itself)
+    size: int = -1  # known from an S3 listing; -1 when not yet looked at
+    etag: str = ""  # S3's ETag, for spotting duplicates without downloading
 
 
 def classify(name: str) -> str:
@@ -82,18 +85,28 @@ def _walk_folder(folder: Path) -> Iterator[InputRef]:
             yield _ref(Path(dirpath) / name, folder)
 
 
-def resolve_inputs(specs: list[str], *, _depth: int = 0) -> Iterator[InputRef]:
-    """Every input file the specs name, in a stable order; raises InputSpecError for a spec naming nothing."""
+def resolve_inputs(
+    specs: list[str],
+    *,
+    s3_client: Any = None,
+    start_after: dict[str, str] | None = None,
+    _depth: int = 0,
+) -> Iterator[InputRef]:
+    """Every input file the specs name, in a stable order; raises InputSpecError for a path that does not exist.
+
+    `start_after` maps an S3 spec to the key its listing resumes after (a sensor's cursor).
+    """
     for spec in specs:
         spec = spec.strip()
         if not spec:
             continue
         if spec.startswith("s3://"):
-            raise InputSpecError(f"S3 inputs are not supported yet: {spec}")
+            from ocr_pipeline.s3_sources import list_s3_inputs
+
+            yield from list_s3_inputs(spec, s3_client, start_after=(start_after or {}).get(spec))
+            continue
         if _has_glob(spec):
             matches = sorted(glob.glob(spec, recursive=True))
-            if not matches:
-                raise InputSpecError(f"no file matches {spec!r}")
             root = _glob_root(spec)
             for match in matches:
                 path = Path(match)
@@ -106,7 +119,7 @@ def resolve_inputs(specs: list[str], *, _depth: int = 0) -> Iterator[InputRef]:
         elif path.is_file() and path.name.lower().endswith(LIST_SUFFIXES):
             if _depth >= MAX_LIST_DEPTH:
                 raise InputSpecError(f"input lists nested deeper than {MAX_LIST_DEPTH}: {spec}")
-            yield from resolve_inputs(_read_list(path), _depth=_depth + 1)
+            yield from resolve_inputs(_read_list(path), s3_client=s3_client, _depth=_depth + 1)
         elif path.is_file():
             yield _ref(path, None)
         else:
@@ -126,7 +139,9 @@ def _read_list(path: Path) -> list[str]:
     return entries
 
 
-def check_specs(specs: list[str]) -> None:
-    """Raise InputSpecError naming the first spec that names no file (cheap: stops at each first match)."""
+def check_specs(specs: list[str], s3_client: Any = None) -> None:
+    """Raise InputSpecError naming the first glob or S3 key that matches nothing (stops at each first match)."""
     for spec in specs:
-        next(resolve_inputs([spec]), None)
+        found = next(resolve_inputs([spec], s3_client=s3_client), None)
+        if found is None and (_has_glob(spec) or (spec.startswith("s3://") and not spec.endswith("/"))):
+            raise InputSpecError(f"no file matches {spec!r}")

@@ -6,7 +6,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from ocr_pipeline.safepaths import check_key
 
@@ -33,6 +33,12 @@ class Workspace(Protocol):
 
     def local_path(self, key: str) -> Path | None:
         """A local file path for the key when the workspace is on local disk, else None."""
+
+    def write_file(self, key: str, path: Path) -> None:
+        """Publish a local file under the key atomically (large objects without loading them whole)."""
+
+    def download(self, key: str, path: Path) -> None:
+        """Copy the object to a local file; FileNotFoundError when missing."""
 
 
 class LocalWorkspace:
@@ -66,6 +72,27 @@ class LocalWorkspace:
         """Read a whole file."""
         return self._path(key).read_bytes()
 
+    def write_file(self, key: str, path: Path) -> None:
+        """Copy a local file in under a temporary name, then rename it into place."""
+        import shutil
+
+        target = self._path(key)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+        os.close(fd)
+        try:
+            shutil.copyfile(path, tmp)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def download(self, key: str, path: Path) -> None:
+        """Copy the file out."""
+        import shutil
+
+        shutil.copyfile(self._path(key), path)
+
     def exists(self, key: str) -> bool:
         """Whether the file exists."""
         return self._path(key).is_file()
@@ -92,8 +119,10 @@ class LocalWorkspace:
         return self._path(key)
 
 
-def open_workspace(uri: str) -> Workspace:
-    """The workspace for a local folder (S3 prefixes are added by the S3 storage module)."""
+def open_workspace(uri: str, s3_client: Any = None) -> Workspace:
+    """The workspace for a local folder or an `s3://bucket/prefix` (client from the environment if not given)."""
     if uri.startswith("s3://"):
-        raise NotImplementedError("S3 workspaces are not built yet; use a local folder")
+        from ocr_pipeline.s3_storage import S3Workspace, client_from_env
+
+        return S3Workspace(uri, s3_client if s3_client is not None else client_from_env("workspace"))
     return LocalWorkspace(uri)

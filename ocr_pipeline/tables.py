@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+import tempfile
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -36,27 +39,40 @@ def read_table(workspace: Workspace, key: str, columns: list[str] | None = None)
     return pq.read_table(io.BytesIO(workspace.read_bytes(key)), columns=columns)
 
 
+@contextmanager
+def local_copy(workspace: Workspace, key: str) -> Iterator[Path]:
+    """A path to read the object from: the file itself on disk, a temporary download otherwise."""
+    local = workspace.local_path(key)
+    if local is not None:
+        if not local.is_file():
+            raise FileNotFoundError(key)
+        yield local
+        return
+    with tempfile.TemporaryDirectory(prefix="ocr-pipeline-") as tmp:
+        path = Path(tmp) / "object"
+        workspace.download(key, path)
+        yield path
+
+
 def iter_batches(workspace: Workspace, key: str, batch_size: int = 16) -> Iterator[dict[str, Any]]:
     """Rows of a Parquet object, read a few at a time so page images are never all in memory."""
-    local = workspace.local_path(key)
-    source: Any = local if local is not None else io.BytesIO(workspace.read_bytes(key))
-    parquet = pq.ParquetFile(source)
-    for batch in parquet.iter_batches(batch_size=batch_size):
-        yield from batch.to_pylist()
+    with local_copy(workspace, key) as path:
+        parquet = pq.ParquetFile(path)
+        for batch in parquet.iter_batches(batch_size=batch_size):
+            yield from batch.to_pylist()
 
 
 class StreamingTableWriter:
     """Writes row groups as they come into a local buffer file, then publishes the object in one write."""
 
     def __init__(self, workspace: Workspace, key: str, schema: pa.Schema, rows_per_group: int = 16) -> None:
-        import tempfile
-
         self._workspace, self._key, self._schema = workspace, key, schema
         self._rows: list[dict[str, Any]] = []
         self._rows_per_group = rows_per_group
-        # Spooled to disk past 64 MiB so a group of large page images does not sit in memory.
-        self._buffer = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)  # noqa: SIM115 - closed in close()
-        self._writer = pq.ParquetWriter(self._buffer, schema, compression="zstd")
+        # On disk, not in memory: a group's page images can be hundreds of megabytes.
+        self._tmpdir = tempfile.TemporaryDirectory(prefix="ocr-pipeline-")  # noqa: SIM115 - closed in close()
+        self._path = Path(self._tmpdir.name) / "table.parquet"
+        self._writer = pq.ParquetWriter(self._path, schema, compression="zstd")
         self.count = 0
 
     def add(self, row: dict[str, Any]) -> None:
@@ -73,11 +89,12 @@ class StreamingTableWriter:
 
     def close(self) -> None:
         """Finish the file and publish it to the workspace atomically."""
-        self._flush()
-        self._writer.close()
-        self._buffer.seek(0)
-        self._workspace.write_bytes(self._key, self._buffer.read())
-        self._buffer.close()
+        try:
+            self._flush()
+            self._writer.close()
+            self._workspace.write_file(self._key, self._path)
+        finally:
+            self._tmpdir.cleanup()
 
 
 def write_jsonl(workspace: Workspace, key: str, lines: Iterable[dict[str, Any]]) -> int:

@@ -54,9 +54,10 @@ def test_two_column_scan_is_read_column_by_column(engine: CpuEngine) -> None:
     assert not result.is_table and not result.is_diagram
 
 
-@pytest.mark.parametrize(("turned", "correction"), [(90, 270), (180, 180), (270, 90)])
+@pytest.mark.parametrize(("turned", "correction"), [(90, 90), (180, 180), (270, 270)])
 def test_rotated_scans_are_read_upright(engine: CpuEngine, turned: int, correction: int) -> None:
-    # scan_pdf turns the picture `turned` degrees clockwise; undoing it takes 360 - turned more.
+    # scan_pdf turns the picture `turned` degrees clockwise; olmOCR's correction turns it back
+    # counter-clockwise by the same amount.
     scan = pdfgen.scan_pdf(pdfgen.text_pdf([S[:3]]), rotate_content=turned, dpi=100)
     result = engine.ocr_page(PageInput("h", 1, _png(scan, 1000)))
     assert result.rotation_correction == correction, result.extra

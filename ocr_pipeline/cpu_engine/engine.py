@@ -138,8 +138,14 @@ class CpuEngine:
                 with Image.open(io.BytesIO(page.png)) as img:
                     img.load()
                     ocr = self.ocr_image(img)
-                result.text = ocr.pop("text")
-                result.rotation_correction = ocr.pop("rotation_correction")
+                text = ocr.pop("text")
+                # OCR that finds nothing where the PDF has text (tiny glyphs on a huge page, say) keeps the
+                # untrusted layer rather than an empty page: some text beats none.
+                result.text = text if text.strip() or not page.text_layer.strip() else page.text_layer
+                if result.text is not text:
+                    ocr["source_override"] = "text_layer_kept"
+                # Reported in olmOCR's convention (counter-clockwise, PIL's ROTATE_<n>), as the VLM engine does.
+                result.rotation_correction = (360 - ocr.pop("rotation_correction")) % 360
                 result.is_rotation_valid = result.rotation_correction == 0
                 result.is_table = ocr.pop("is_table")
                 result.extra.update(source="ocr", rotation_applied=bool(result.rotation_correction), **ocr)

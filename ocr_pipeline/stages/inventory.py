@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -11,9 +10,9 @@ from typing import Any
 import pyarrow as pa
 
 from ocr_pipeline.archives import extract_archive
+from ocr_pipeline.inputs import InputMissing, open_input
 from ocr_pipeline.layout import INVENTORY_PREFIX, inventory_key
-from ocr_pipeline.pdf_probe import probe_image, probe_pdf, sha256_file
-from ocr_pipeline.settings import MAX_INPUT_BYTES
+from ocr_pipeline.probing import probe_location
 from ocr_pipeline.sources import InputRef, resolve_inputs
 from ocr_pipeline.storage import Workspace
 from ocr_pipeline.tables import read_rows, write_table
@@ -23,10 +22,12 @@ INVENTORY_SCHEMA = pa.schema(
         ("source", pa.string()),
         ("rel_path", pa.string()),
         ("kind", pa.string()),
-        ("location", pa.string()),  # a local path, or `ws:<key>` for a copy inside the workspace
+        ("location", pa.string()),  # a local path, an s3:// URI, or `ws:<key>` for a copy in the workspace
         ("size", pa.int64()),
         ("sha256", pa.string()),
-        ("page_count", pa.int32()),
+        ("etag", pa.string()),
+        ("page_count", pa.int32()),  # an estimate until `probed`
+        ("probed", pa.bool_()),  # S3 inputs are read by the filter stage, not by the scan
         ("status", pa.string()),  # "ok" or "rejected"
         ("reason", pa.string()),
         ("detail", pa.string()),
@@ -34,17 +35,21 @@ INVENTORY_SCHEMA = pa.schema(
         ("added", pa.string()),  # ISO date the input was first inventoried: Dolma's `added`
     ]
 )
+# S3 inputs are not downloaded by the scan; their page count for grouping is the mean of a few sampled ones.
+PAGE_ESTIMATE_SAMPLES = 5
 
 
 @dataclass
 class InventoryResult:
-    """What one scan found and which groups it formed."""
+    """What one scan found, which groups it formed, and where an interrupted listing resumes."""
 
     new_groups: list[str] = field(default_factory=list)
     new_inputs: int = 0
     new_pages: int = 0
     rejected: dict[str, int] = field(default_factory=dict)
     already_known: int = 0
+    next_cursor: dict[str, str] = field(default_factory=dict)
+    complete: bool = True
 
 
 def list_groups(workspace: Workspace) -> list[str]:
@@ -60,81 +65,87 @@ def read_group(workspace: Workspace, group: str) -> list[dict[str, Any]]:
 
 def _known(workspace: Workspace, groups: list[str]) -> tuple[set[str], dict[str, str]]:
     sources: set[str] = set()
-    hashes: dict[str, str] = {}
+    contents: dict[str, str] = {}
     for group in groups:
-        for row in read_rows(workspace, inventory_key(group), columns=["source", "sha256", "status"]):
+        for row in read_rows(workspace, inventory_key(group), columns=["source", "sha256", "etag", "status"]):
             sources.add(row["source"])
-            if row["status"] == "ok" and row["sha256"]:
-                hashes.setdefault(row["sha256"], row["source"])
-    return sources, hashes
+            if row["status"] == "ok":
+                for key in _content_keys(row):
+                    contents.setdefault(key, row["source"])
+    return sources, contents
 
 
-def _expand(refs: Iterable[InputRef], workspace: Workspace, known: set[str]) -> Iterator[dict[str, Any]]:
-    """Rows for each input not seen before; archives are opened and their members listed."""
-    for ref in refs:
-        if ref.source in known:
-            continue
-        if ref.kind == "archive":
-            for member in extract_archive(ref.path, ref.source, workspace):
-                if member.source in known:
-                    continue
-                location = f"ws:{member.key}" if member.key else ""
-                yield _row(
-                    member.source, member.rel_path, member.kind, location, member.reason, member.detail
-                )
-        else:
-            reason = "unsupported_type" if ref.kind == "unsupported" else None
-            yield _row(ref.source, ref.rel_path, ref.kind, ref.path, reason, "")
+def _content_keys(row: dict[str, Any]) -> list[str]:
+    """Identities of an input's bytes: its SHA-256 once read, its S3 ETag and size before."""
+    keys = [f"sha256:{row['sha256']}"] if row.get("sha256") else []
+    if row.get("etag"):
+        keys.append(f"etag:{row['etag']}:{row.get('size', 0)}")
+    return keys
 
 
-def _row(source: str, rel: str, kind: str, location: str, reason: str | None, detail: str) -> dict[str, Any]:
+def _row(ref: InputRef | Any, location: str, reason: str | None, detail: str = "") -> dict[str, Any]:
     return {
-        "source": source,
-        "rel_path": rel,
-        "kind": kind,
+        "source": ref.source,
+        "rel_path": ref.rel_path,
+        "kind": ref.kind,
         "location": location,
-        "size": 0,
+        "size": max(getattr(ref, "size", -1), 0),
         "sha256": "",
+        "etag": getattr(ref, "etag", ""),
         "page_count": 0,
+        "probed": False,
         "status": "rejected" if reason else "ok",
         "reason": reason,
         "detail": detail,
     }
 
 
-def local_input_path(row: dict[str, Any], workspace: Workspace) -> str:
-    """A path on this machine from which an inventoried input can be read."""
-    location = row["location"]
-    if location.startswith("ws:"):
-        path = workspace.local_path(location[3:])
-        if path is None:
-            raise NotImplementedError("reading inputs from a remote workspace is not built yet")
-        return str(path)
-    return location
+def _expand(ref: InputRef, workspace: Workspace, input_client: Any) -> Iterator[dict[str, Any]]:
+    """Rows for one found input; an archive yields one row per member."""
+    if ref.kind != "archive":
+        yield _row(ref, ref.path, "unsupported_type" if ref.kind == "unsupported" else None)
+        return
+    try:
+        with open_input(ref.path, workspace, input_client) as path:
+            for member in extract_archive(path, ref.source, workspace):
+                yield _row(member, f"ws:{member.key}" if member.key else "", member.reason, member.detail)
+    except InputMissing as exc:
+        yield _row(ref, ref.path, "input_missing", str(exc))
 
 
-def _probe(row: dict[str, Any], workspace: Workspace, hashes: dict[str, str]) -> None:
-    """Fill size, hash and page count, or the reason the input cannot be read."""
+def _check(row: dict[str, Any], workspace: Workspace, contents: dict[str, str], input_client: Any) -> None:
+    """Read local inputs now (cheap); S3 inputs wait for their group's filter stage. Then spot duplicates."""
     if row["status"] != "ok":
         return
-    path = local_input_path(row, workspace)
-    try:
-        row["size"] = os.path.getsize(path)
-    except OSError as exc:
-        row.update(status="rejected", reason="unreadable", detail=str(exc))
-        return
-    if row["size"] <= MAX_INPUT_BYTES and row["size"] > 0:
-        row["sha256"] = sha256_file(path)
-    probe = probe_image(path) if row["kind"] == "image" else probe_pdf(path)
-    if not probe.ok:
-        row.update(status="rejected", reason=probe.reason, detail=probe.detail)
-        return
-    row["page_count"] = probe.page_count
-    first = hashes.get(row["sha256"])
+    if not row["location"].startswith("s3://"):
+        facts = probe_location(row["kind"], row["location"], workspace, input_client)
+        row.update(size=facts.size, sha256=facts.sha256, page_count=facts.page_count, probed=True)
+        if facts.reason:
+            row.update(status="rejected", reason=facts.reason, detail=facts.detail)
+            return
+    keys = _content_keys(row)
+    first = next((contents[k] for k in keys if k in contents), None)
     if first is not None:
         row.update(status="rejected", reason="duplicate", detail=f"same content as {first}")
         return
-    hashes[row["sha256"]] = row["source"]
+    for key in keys:
+        contents[key] = row["source"]
+
+
+def _estimate_pages(rows: list[dict[str, Any]], workspace: Workspace, input_client: Any) -> None:
+    """Give unread S3 inputs the mean page count of a few sampled ones (olmOCR sizes its groups the same way)."""
+    pending = [r for r in rows if r["status"] == "ok" and not r["probed"]]
+    if not pending:
+        return
+    counts = []
+    step = max(len(pending) // PAGE_ESTIMATE_SAMPLES, 1)
+    for row in pending[::step][:PAGE_ESTIMATE_SAMPLES]:
+        facts = probe_location(row["kind"], row["location"], workspace, input_client)
+        if not facts.reason:
+            counts.append(facts.page_count)
+    estimate = max(round(sum(counts) / len(counts)), 1) if counts else 1
+    for row in pending:
+        row["page_count"] = estimate
 
 
 def form_groups(rows: list[dict[str, Any]], pages_per_group: int) -> list[list[dict[str, Any]]]:
@@ -170,22 +181,41 @@ def scan_inputs(
     workspace: Workspace,
     pages_per_group: int,
     progress: Callable[[int], None] | None = None,
+    *,
+    input_client: Any = None,
+    cursor: dict[str, str] | None = None,
+    max_new_inputs: int | None = None,
 ) -> InventoryResult:
-    """Record inputs not seen before and write them as new groups; known inputs keep their group."""
+    """Record inputs not seen before and write them as new groups; known inputs keep their group.
+
+    With `max_new_inputs`, the scan stops early and `next_cursor` says where each S3 listing resumes.
+    """
     groups = list_groups(workspace)
-    known, hashes = _known(workspace, groups)
+    known, contents = _known(workspace, groups)
     today = datetime.now(timezone.utc).date().isoformat()
     result = InventoryResult(already_known=len(known))
-    rows = []
-    for row in _expand(resolve_inputs(specs), workspace, known):
-        if row["source"] in known:
-            continue
-        known.add(row["source"])
-        _probe(row, workspace, hashes)
-        row["added"] = today
-        rows.append(row)
-        if progress is not None:
-            progress(1)
+    rows: list[dict[str, Any]] = []
+    for spec in specs:
+        last_key = None
+        for ref in resolve_inputs([spec], s3_client=input_client, start_after=cursor):
+            if max_new_inputs is not None and len(rows) >= max_new_inputs:
+                result.complete = False
+                if spec.startswith("s3://") and last_key:
+                    result.next_cursor[spec] = last_key
+                break
+            last_key = ref.path.split("/", 3)[-1] if ref.path.startswith("s3://") else None
+            for row in _expand(ref, workspace, input_client) if ref.source not in known else ():
+                if row["source"] in known:
+                    continue
+                known.add(row["source"])
+                _check(row, workspace, contents, input_client)
+                row["added"] = today
+                rows.append(row)
+                if progress is not None:
+                    progress(1)
+        if not result.complete:
+            break
+    _estimate_pages(rows, workspace, input_client)
     next_index = _next_group_index(groups)
     for offset, members in enumerate(form_groups(rows, pages_per_group)):
         name = group_name(next_index + offset)

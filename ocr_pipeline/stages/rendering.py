@@ -8,13 +8,14 @@ from typing import Any
 
 import pyarrow as pa
 
+from ocr_pipeline.inputs import InputMissing, open_input
 from ocr_pipeline.layout import filtered_key, pages_key
 from ocr_pipeline.ledger import write_stage_rejections
 from ocr_pipeline.pdf_probe import open_pdf
 from ocr_pipeline.records import Rejection
 from ocr_pipeline.render import image_to_page, render_pdf_page
 from ocr_pipeline.settings import MAX_PAGE_PIXELS
-from ocr_pipeline.stages.inventory import local_input_path, read_group
+from ocr_pipeline.stages.inventory import read_group
 from ocr_pipeline.storage import Workspace
 from ocr_pipeline.tables import StreamingTableWriter, read_rows
 from ocr_pipeline.text_layer import assess_text_layer, extract_page_text
@@ -47,9 +48,14 @@ class RenderResult:
 
 
 def kept_inputs(workspace: Workspace, group: str) -> list[dict[str, Any]]:
-    """Inventory rows of the group that the filter stage kept."""
-    keep = {r["source"] for r in read_rows(workspace, filtered_key(group), ["source", "keep"]) if r["keep"]}
-    return [row for row in read_group(workspace, group) if row["status"] == "ok" and row["source"] in keep]
+    """Inventory rows of the group that the filter stage kept, with the hash and page count it read."""
+    kept = {r["source"]: r for r in read_rows(workspace, filtered_key(group)) if r["keep"]}
+    rows = []
+    for row in read_group(workspace, group):
+        decision = kept.get(row["source"])
+        if decision is not None:
+            rows.append({**row, "sha256": decision["sha256"], "page_count": decision["page_count"]})
+    return rows
 
 
 def _pdf_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
@@ -94,31 +100,25 @@ def _image_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
 
 
 def render_group(
-    workspace: Workspace, group: str, target_dim: int, progress: Callable[[int], None] | None = None
+    workspace: Workspace,
+    group: str,
+    target_dim: int,
+    progress: Callable[[int], None] | None = None,
+    input_client: Any = None,
 ) -> RenderResult:
     """Render every kept input's pages into `pages/<group>.parquet`; unrenderable inputs are rejected."""
     result = RenderResult()
     rejections = []
     writer = StreamingTableWriter(workspace, pages_key(group), PAGES_SCHEMA)
     for row in kept_inputs(workspace, group):
-        path = local_input_path(row, workspace)
-        pages = _image_pages(path, target_dim) if row["kind"] == "image" else _pdf_pages(path, target_dim)
         count, unusable, first_error = 0, 0, ""
         try:
-            for page in pages:
-                page.update(source=row["source"], sha256=row["sha256"])
-                writer.add(page)
-                count += 1
-                if page["render_error"]:
-                    first_error = first_error or page["render_error"]
-                    result.page_errors += 1
-                    unusable += not page["text_layer"]
-                result.trusted_text_pages += bool(page["text_layer_trusted"])
-                result.png_bytes += len(page["png"] or b"")
-                if progress is not None:
-                    progress(1)
-        except Exception as exc:  # noqa: BLE001 - recorded in the ledger, the group goes on
-            first_error, unusable = f"{type(exc).__name__}: {exc}", count
+            with open_input(row["location"], workspace, input_client) as path:
+                pages = _image_pages(path, target_dim) if row["kind"] == "image" else _pdf_pages(path, target_dim)
+                count, unusable, first_error = _write_pages(pages, row, writer, result, progress)
+        except InputMissing as exc:
+            rejections.append(Rejection(row["source"], "input_missing", "render", str(exc)))
+            continue
         if count == 0 or unusable == count:
             # Rows already written for it are ignored downstream: the ledger is what counts.
             rejections.append(Rejection(row["source"], "render_failed", "render", first_error))
@@ -130,3 +130,30 @@ def render_group(
         result.rejected[rejection.reason] = result.rejected.get(rejection.reason, 0) + 1
     write_stage_rejections(workspace, "render", group, rejections)
     return result
+
+
+def _write_pages(
+    pages: Iterator[dict[str, Any]],
+    row: dict[str, Any],
+    writer: StreamingTableWriter,
+    result: RenderResult,
+    progress: Callable[[int], None] | None,
+) -> tuple[int, int, str]:
+    """Write one input's pages as they render; returns (pages, unusable pages, first error)."""
+    count, unusable, first_error = 0, 0, ""
+    try:
+        for page in pages:
+            page.update(source=row["source"], sha256=row["sha256"])
+            writer.add(page)
+            count += 1
+            if page["render_error"]:
+                first_error = first_error or page["render_error"]
+                result.page_errors += 1
+                unusable += not page["text_layer"]
+            result.trusted_text_pages += bool(page["text_layer_trusted"])
+            result.png_bytes += len(page["png"] or b"")
+            if progress is not None:
+                progress(1)
+    except Exception as exc:  # noqa: BLE001 - recorded in the ledger, the group goes on
+        first_error, unusable = f"{type(exc).__name__}: {exc}", count
+    return count, unusable, first_error

@@ -37,9 +37,7 @@ def _page(row: dict[str, Any]) -> PageResult:
     return PageResult.from_dict(data)
 
 
-def build_group_shard(
-    workspace: Workspace, group: str, *, max_page_error_rate: float, markdown: bool
-) -> ShardResult:
+def build_group_shard(workspace: Workspace, group: str, *, max_page_error_rate: float, markdown: bool) -> ShardResult:
     """Assemble the group's documents, write the shard, Markdown and ledger; every input ends in one of them."""
     result = ShardResult()
     pages_by_source: dict[str, list[PageResult]] = defaultdict(list)
@@ -55,9 +53,7 @@ def build_group_shard(
         pages = pages_by_source.get(source, [])
         expected = int(row["page_count"] or 0)
         if len(pages) < expected:
-            rejections.append(
-                Rejection(source, "missing_pages", "dolma", f"{len(pages)} of {expected} pages read")
-            )
+            rejections.append(Rejection(source, "missing_pages", "dolma", f"{len(pages)} of {expected} pages read"))
             continue
         doc = build_document(source, pages, added=row["added"], total_pages=expected)
         fallback = doc["metadata"]["total-fallback-pages"]
