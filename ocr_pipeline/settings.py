@@ -18,6 +18,8 @@ MAX_PAGE_PIXELS = 1288 * 1288 * 4
 MAX_PAGES_PER_PDF = 5000
 # Input files larger than this are rejected before they are read.
 MAX_INPUT_BYTES = 512 * 1024 * 1024
+# How the VLM worker is started: a subprocess next to Dagster, or a GPU pod per partition (ocr_pipeline.k8s).
+OCR_LAUNCHERS = ("subprocess", "k8s")
 
 
 @dataclass
@@ -38,6 +40,7 @@ class PipelineSettings:
     max_page_error_rate: float = DEFAULT_MAX_PAGE_ERROR_RATE
     target_longest_image_dim: int = DEFAULT_TARGET_LONGEST_IMAGE_DIM
     guided_decoding: bool = False
+    ocr_launcher: str = "subprocess"
 
     def validate(self) -> PipelineSettings:
         """Raise ValueError with a clear message for out-of-range values; returns self."""
@@ -53,6 +56,8 @@ class PipelineSettings:
             raise ValueError("max_page_retries must be at least 1")
         if self.workers < 1 or self.max_concurrent_requests < 1:
             raise ValueError("workers and max_concurrent_requests must be at least 1")
+        if self.ocr_launcher not in OCR_LAUNCHERS:
+            raise ValueError(f"ocr_launcher must be one of {', '.join(OCR_LAUNCHERS)}")
         return self
 
     def to_dict(self, *, redact: bool = True) -> dict[str, Any]:

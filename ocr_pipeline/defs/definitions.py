@@ -1,6 +1,8 @@
 """The code location `dagster dev -w workspace.yaml` loads."""
 
-from dagster import Definitions
+import os
+
+from dagster import Definitions, ExecutorDefinition
 
 from ocr_pipeline.defs.assets import dolma_shards, filtered_pdfs, page_images, pdf_inventory, vlm_ocr_outputs
 from ocr_pipeline.defs.jobs import inventory_job, ocr_job
@@ -9,8 +11,22 @@ from ocr_pipeline.progress import NullProgress
 
 ALL_ASSETS = [pdf_inventory, filtered_pdfs, page_images, vlm_ocr_outputs, dolma_shards]
 
+
+def executor_from_env() -> ExecutorDefinition | None:
+    """OCR_PIPELINE_EXECUTOR=k8s runs each step in its own pod (k8s_job_executor); otherwise Dagster's default."""
+    choice = os.environ.get("OCR_PIPELINE_EXECUTOR", "")
+    if choice == "k8s":
+        from dagster_k8s import k8s_job_executor
+
+        return k8s_job_executor
+    if choice not in ("", "default", "multiprocess"):
+        raise ValueError(f"OCR_PIPELINE_EXECUTOR must be k8s or default, not {choice!r}")
+    return None
+
+
 defs = Definitions(
     assets=ALL_ASSETS,
     jobs=[inventory_job, ocr_job],
     resources={"pipeline_config": config_from_env(), "progress": NullProgress()},
+    executor=executor_from_env(),
 )

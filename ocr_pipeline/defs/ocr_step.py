@@ -46,6 +46,11 @@ def run_ocr_step(
     context: AssetExecutionContext, settings: PipelineSettings, progress: ProgressSink
 ) -> MaterializeResult:
     """OCR the partition's pages and return the asset's materialization."""
+    if settings.ocr_launcher == "k8s":
+        # Imported here: dagster_k8s pulls in the kubernetes client, which local runs never need.
+        from ocr_pipeline.defs.k8s_launch import run_k8s_worker
+
+        return run_k8s_worker(context, settings)
     if settings.server:
         return run_vlm_worker(context, settings)
     workspace = open_workspace(settings.workspace)

@@ -34,6 +34,7 @@ class PipelineConfig(ConfigurableResource):
     max_page_error_rate: float = DEFAULT_MAX_PAGE_ERROR_RATE
     target_longest_image_dim: int = DEFAULT_TARGET_LONGEST_IMAGE_DIM
     guided_decoding: bool = False
+    ocr_launcher: str = "subprocess"  # "k8s": a GPU pod per partition (OCR_PIPELINE_K8S_* configure it)
 
     def settings(self) -> PipelineSettings:
         """The validated plain settings the stages take."""
@@ -51,6 +52,7 @@ class PipelineConfig(ConfigurableResource):
             max_page_error_rate=self.max_page_error_rate,
             target_longest_image_dim=self.target_longest_image_dim,
             guided_decoding=self.guided_decoding,
+            ocr_launcher=self.ocr_launcher,
         ).validate()
 
     @classmethod
@@ -75,4 +77,5 @@ def config_from_env() -> PipelineConfig:
         markdown=env.get("OCR_PIPELINE_MARKDOWN", "0") == "1",
         apply_filter=env.get("OCR_PIPELINE_APPLY_FILTER", "0") == "1",
         pages_per_group=int(env.get("OCR_PIPELINE_PAGES_PER_GROUP", DEFAULT_PAGES_PER_GROUP)),
+        ocr_launcher=env.get("OCR_PIPELINE_LAUNCHER", "subprocess"),
     )
