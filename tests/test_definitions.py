@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dagster import AssetKey
+from dagster import AssetCheckKey, AssetKey
 
 from ocr_pipeline.defs.definitions import defs
 
@@ -24,3 +24,12 @@ def test_jobs_and_resources() -> None:
     assert defs.resolve_job_def("ocr_job").partitions_def.name == "work_groups"
     assert defs.resolve_job_def("inventory_job") is not None
     assert {"pipeline_config", "progress"} <= set(defs.resources)
+
+
+def test_data_tests_are_partitioned_asset_checks() -> None:
+    graph = defs.resolve_asset_graph()
+    checks = {(k.asset_key.to_user_string(), k.name) for k in graph.asset_check_keys}
+    assert {("vlm_ocr_outputs", "page_error_rate"), ("dolma_shards", "dolma_schema")} <= checks
+    assert {asset for asset, _ in checks} == {"filtered_pdfs", "page_images", "vlm_ocr_outputs", "dolma_shards"}
+    error_rate = graph.get_check_spec(AssetCheckKey(AssetKey("vlm_ocr_outputs"), "page_error_rate"))
+    assert error_rate.blocking and error_rate.partitions_def.name == "work_groups"

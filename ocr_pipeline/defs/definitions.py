@@ -5,6 +5,7 @@ import os
 from dagster import Definitions, ExecutorDefinition
 
 from ocr_pipeline.defs.assets import dolma_shards, filtered_pdfs, page_images, pdf_inventory, vlm_ocr_outputs
+from ocr_pipeline.defs.checks import ALL_CHECKS
 from ocr_pipeline.defs.jobs import inventory_job, ocr_job
 from ocr_pipeline.defs.resources import config_from_env
 from ocr_pipeline.progress import NullProgress
@@ -26,6 +27,7 @@ def executor_from_env() -> ExecutorDefinition | None:
 
 defs = Definitions(
     assets=ALL_ASSETS,
+    asset_checks=ALL_CHECKS,
     jobs=[inventory_job, ocr_job],
     resources={"pipeline_config": config_from_env(), "progress": NullProgress()},
     executor=executor_from_env(),

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from dagster import AssetSelection, DagsterInstance, materialize
 
 from ocr_pipeline.defs.assets import dolma_shards, filtered_pdfs, page_images, pdf_inventory, vlm_ocr_outputs
+from ocr_pipeline.defs.checks import ALL_CHECKS
 from ocr_pipeline.defs.partitions import work_groups
 from ocr_pipeline.defs.resources import PipelineConfig
 from ocr_pipeline.dolma import read_gzip_jsonl
@@ -21,7 +22,8 @@ from ocr_pipeline.stages.inventory import list_groups, read_group
 from ocr_pipeline.storage import Workspace, open_workspace
 from ocr_pipeline.tables import read_jsonl
 
-ALL_ASSETS = [pdf_inventory, filtered_pdfs, page_images, vlm_ocr_outputs, dolma_shards]
+# The data tests ride along: GROUP_ASSETS selects their checks, and a blocking failure fails the group's run.
+ALL_ASSETS = [pdf_inventory, filtered_pdfs, page_images, vlm_ocr_outputs, dolma_shards, *ALL_CHECKS]
 GROUP_ASSETS = AssetSelection.assets(filtered_pdfs, page_images, vlm_ocr_outputs, dolma_shards)
 # Dagster's own step logs would drown the progress bar; warnings and errors still show.
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}

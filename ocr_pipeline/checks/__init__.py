@@ -1,0 +1,1 @@
+"""Declarative data tests (dbt_like_checks/*.yml): parsing, data loading and evaluation, free of Dagster."""

@@ -1,0 +1,237 @@
+"""Parse and validate dbt_like_checks/*.yml into test specs; every error names its file and line."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ocr_pipeline.checks.expressions import ExpressionError, parse_expression
+
+# Keys every test accepts; `max_failing`/`max_failing_rate` are the thresholds of row-level tests.
+COMMON = {"name", "severity", "blocking", "description"}
+ROW_THRESHOLDS = {"max_failing", "max_failing_rate"}
+# Test type -> (required params, optional params, whether it judges rows and so takes row thresholds).
+TEST_TYPES: dict[str, tuple[set[str], set[str], bool]] = {
+    "unique": ({"column"}, set(), True),
+    "not_null": ({"column"}, set(), True),
+    "accepted_values": ({"column", "values"}, set(), True),
+    "relationships": ({"to"}, {"column", "from"}, True),
+    "row_count": (set(), {"min", "max"}, False),
+    "expression": (set(), {"sql_like", "row"}, True),
+    "page_error_rate": ({"max"}, set(), False),
+    "fallback_rate": ({"max"}, set(), False),
+    "language_distribution": ({"expected", "min_share"}, set(), False),
+    "dolma_schema": (set(), set(), True),
+    "inventory_accounting": (set(), set(), True),
+    "pages_match_page_count": (set(), set(), True),
+}
+COLUMN_TESTS = {"unique", "not_null", "accepted_values", "relationships"}
+DATASETS = {"pdf_inventory", "filtered_pdfs", "page_images", "vlm_ocr_outputs", "dolma_shards", "rejected"}
+# Only the per-work-group assets take tests: a check must share its asset's partitions.
+CHECKED_ASSETS = {"filtered_pdfs", "page_images", "vlm_ocr_outputs", "dolma_shards"}
+
+
+class ChecksConfigError(ValueError):
+    """A dbt_like_checks file that cannot be used; the message starts with `file:line:`."""
+
+
+@dataclass(frozen=True)
+class TestSpec:
+    """One declared test of one asset."""
+
+    asset: str
+    type: str
+    name: str
+    params: dict[str, Any]
+    severity: str = "error"
+    blocking: bool = False
+    description: str = ""
+    file: str = ""
+    line: int = 0
+
+    @property
+    def where(self) -> str:
+        """`file:line` of the declaration, for messages and check metadata."""
+        return f"{self.file}:{self.line}"
+
+
+@dataclass
+class Suite:
+    """Every test of every file, grouped by asset."""
+
+    tests: dict[str, list[TestSpec]] = field(default_factory=dict)
+
+    def add(self, spec: TestSpec) -> None:
+        """Add a test; a second test of the same name on the same asset is an error."""
+        for other in self.tests.setdefault(spec.asset, []):
+            if other.name == spec.name:
+                raise ChecksConfigError(
+                    f"{spec.where}: test name {spec.name!r} on {spec.asset} is already used at {other.where}; "
+                    "give one of them a `name:`"
+                )
+        self.tests[spec.asset].append(spec)
+
+
+def check_name(text: str) -> str:
+    """A Dagster-safe check name (letters, digits, underscores)."""
+    return re.sub(r"[^A-Za-z0-9_]+", "_", text).strip("_") or "test"
+
+
+class _Parser:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.loader = yaml.SafeLoader(path.read_text(encoding="utf-8"))
+
+    def fail(self, node: yaml.Node, message: str) -> ChecksConfigError:
+        return ChecksConfigError(f"{self.path}:{node.start_mark.line + 1}: {message}")
+
+    def value(self, node: yaml.Node) -> Any:
+        return self.loader.construct_object(node, deep=True)
+
+    def mapping(self, node: yaml.Node, what: str) -> list[tuple[str, yaml.Node]]:
+        if not isinstance(node, yaml.MappingNode):
+            raise self.fail(node, f"{what} must be a mapping")
+        items = [(self.value(k), v) for k, v in node.value]
+        keys = [k for k, _ in items]
+        for (key, _), (knode, _) in zip(items, node.value, strict=True):
+            if keys.count(key) > 1:
+                raise self.fail(knode, f"duplicate key {key!r} in {what}")
+        return items
+
+    def parse(self, suite: Suite) -> None:
+        try:
+            root = self.loader.get_single_node()
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            line = mark.line + 1 if mark else 0
+            raise ChecksConfigError(f"{self.path}:{line}: invalid YAML: {exc.problem or exc}") from exc
+        if root is None:
+            return
+        for key, node in self.mapping(root, "the file"):
+            if key == "version":
+                if self.value(node) != 1:
+                    raise self.fail(node, "only `version: 1` is known")
+            elif key == "assets":
+                for asset, body in self.mapping(node, "`assets`"):
+                    if asset not in CHECKED_ASSETS:
+                        known = ", ".join(sorted(CHECKED_ASSETS))
+                        raise self.fail(node, f"unknown or unpartitioned asset {asset!r} (tests attach to: {known})")
+                    self.asset(asset, body, suite)
+            else:
+                raise self.fail(node, f"unknown top-level key {key!r} (expected `version`, `assets`)")
+
+    def asset(self, asset: str, body: yaml.Node, suite: Suite) -> None:
+        for key, node in self.mapping(body, f"asset {asset}"):
+            if key == "columns":
+                for column, tests in self.mapping(node, "`columns`"):
+                    for test in self.sequence(tests, f"tests of column {column}"):
+                        suite.add(self.test(asset, test, column))
+            elif key == "tests":
+                for test in self.sequence(node, f"tests of {asset}"):
+                    suite.add(self.test(asset, test, None))
+            else:
+                raise self.fail(node, f"unknown key {key!r} under {asset} (expected `columns`, `tests`)")
+
+    def sequence(self, node: yaml.Node, what: str) -> list[yaml.Node]:
+        if not isinstance(node, yaml.SequenceNode):
+            raise self.fail(node, f"{what} must be a list")
+        return list(node.value)
+
+    def test(self, asset: str, node: yaml.Node, column: str | None) -> TestSpec:
+        if isinstance(node, yaml.ScalarNode):
+            type_, params = str(self.value(node)), {}
+        else:
+            items = self.mapping(node, "a test")
+            if len(items) != 1:
+                raise self.fail(node, "a test is `name` or a one-key mapping `name: {params}`")
+            ((type_, pnode),) = items
+            params = self.value(pnode) if not (isinstance(pnode, yaml.ScalarNode) and pnode.value == "") else {}
+            if not isinstance(params, dict):
+                raise self.fail(pnode, f"the parameters of {type_!r} must be a mapping")
+        if type_ not in TEST_TYPES:
+            raise self.fail(node, f"unknown test {type_!r} (known: {', '.join(sorted(TEST_TYPES))})")
+        if column is not None:
+            if type_ not in COLUMN_TESTS:
+                raise self.fail(node, f"{type_!r} is not a column test; put it under `tests:`")
+            params = {**params, "column": column}
+        return self.validate(asset, type_, params, node)
+
+    def validate(self, asset: str, type_: str, params: dict[str, Any], node: yaml.Node) -> TestSpec:
+        required, optional, row_level = TEST_TYPES[type_]
+        allowed = required | optional | COMMON | (ROW_THRESHOLDS if row_level else set())
+        unknown = sorted(set(params) - allowed)
+        if unknown:
+            raise self.fail(node, f"{type_}: unknown parameter(s) {unknown} (allowed: {sorted(allowed)})")
+        missing = sorted(required - set(params))
+        if missing:
+            raise self.fail(node, f"{type_}: missing parameter(s) {missing}")
+        severity = params.pop("severity", "error")
+        blocking = params.pop("blocking", False)
+        if severity not in {"warn", "error"}:
+            raise self.fail(node, f"severity must be `warn` or `error`, not {severity!r}")
+        if not isinstance(blocking, bool):
+            raise self.fail(node, "blocking must be true or false")
+        if blocking and severity == "warn":
+            raise self.fail(node, "a warning cannot block: use `severity: error` with `blocking: true`")
+        try:
+            self.check_params(type_, params)
+        except (ExpressionError, ValueError) as exc:
+            raise self.fail(node, f"{type_}: {exc}") from exc
+        default = f"{params['column']}_{type_}" if "column" in params else type_
+        return TestSpec(
+            asset=asset,
+            type=type_,
+            name=check_name(str(params.pop("name", default))),
+            params=params,
+            severity=severity,
+            blocking=blocking,
+            description=str(params.pop("description", "")),
+            file=str(self.path),
+            line=node.start_mark.line + 1,
+        )
+
+    @staticmethod
+    def check_params(type_: str, params: dict[str, Any]) -> None:
+        for key in ("min", "max", "max_failing", "max_failing_rate", "min_share"):
+            if key in params and (isinstance(params[key], bool) or not isinstance(params[key], (int, float))):
+                raise ValueError(f"`{key}` must be a number")
+        if type_ == "accepted_values" and not isinstance(params["values"], list):
+            raise ValueError("`values` must be a list")
+        if type_ == "language_distribution" and not isinstance(params["expected"], list):
+            raise ValueError("`expected` must be a list of language codes")
+        if type_ == "row_count" and not ({"min", "max"} & set(params)):
+            raise ValueError("give `min`, `max` or both")
+        if type_ == "relationships":
+            if "from" not in params and "column" not in params:
+                raise ValueError("give `column` (of this asset) or `from: dataset.column`")
+            targets = params["to"] if isinstance(params["to"], list) else [params["to"]]
+            for ref in targets + ([params["from"]] if "from" in params else []):
+                dataset = str(ref).split(".", 1)[0]
+                if dataset not in DATASETS or "." not in str(ref):
+                    raise ValueError(f"{ref!r} is not `dataset.column` with a dataset in {sorted(DATASETS)}")
+        if type_ == "expression":
+            if ("sql_like" in params) == ("row" in params):
+                raise ValueError("give exactly one of `sql_like` (one value per partition) or `row` (per row)")
+            source = params.get("sql_like", params.get("row"))
+            parse_expression(str(source), per_row="row" in params)
+
+
+def load_file(path: Path, suite: Suite | None = None) -> Suite:
+    """Parse one YAML file into (or onto) a suite."""
+    suite = suite if suite is not None else Suite()
+    _Parser(path).parse(suite)
+    return suite
+
+
+def load_dir(directory: Path) -> Suite:
+    """Every `*.yml`/`*.yaml` file of a folder, in name order; a missing folder is an error."""
+    if not directory.is_dir():
+        raise ChecksConfigError(f"{directory}:0: the checks folder does not exist")
+    suite = Suite()
+    for path in sorted([*directory.glob("*.yml"), *directory.glob("*.yaml")]):
+        load_file(path, suite)
+    return suite

@@ -1,0 +1,107 @@
+"""dbt_like_checks/*.yml compiled into Dagster asset checks: one check per test, run per work-group partition."""
+
+# No `from __future__ import annotations`: Dagster inspects the real type of the check's `context` hint.
+
+import os
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from dagster import (
+    AssetCheckExecutionContext,
+    AssetCheckResult,
+    AssetChecksDefinition,
+    AssetCheckSeverity,
+    AssetCheckSpec,
+    AssetKey,
+    MetadataValue,
+    PreviewWarning,
+    multi_asset_check,
+)
+
+from ocr_pipeline.checks.loaders import PartitionData
+from ocr_pipeline.checks.spec import TestSpec, load_dir
+from ocr_pipeline.checks.tests_impl import evaluate
+from ocr_pipeline.defs.partitions import work_groups
+from ocr_pipeline.storage import open_workspace
+
+# The YAML lives at the repository's top level; OCR_PIPELINE_CHECKS_DIR points elsewhere (tests, deployments).
+DEFAULT_CHECKS_DIR = Path(__file__).resolve().parents[2] / "dbt_like_checks"
+
+
+def checks_dir() -> Path:
+    """The folder of YAML tests this code location compiles."""
+    return Path(os.environ.get("OCR_PIPELINE_CHECKS_DIR") or DEFAULT_CHECKS_DIR)
+
+
+def _description(test: TestSpec) -> str:
+    params = ", ".join(f"{k}={v}" for k, v in test.params.items())
+    text = test.description or f"{test.type}({params})"
+    return f"{text} [{test.severity}{', blocking' if test.blocking else ''}; {test.where}]"
+
+
+def _metadata_value(value: Any) -> Any:
+    # Lists and dicts (samples, distributions) show as JSON; numbers and text as themselves.
+    if isinstance(value, (list, dict)):
+        return MetadataValue.json(value)
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return str(value)
+    return value
+
+
+def _result(test: TestSpec, data: PartitionData) -> AssetCheckResult:
+    outcome = evaluate(test, data)
+    metadata = {"summary": outcome.summary, **{k: _metadata_value(v) for k, v in outcome.metadata.items()}}
+    return AssetCheckResult(
+        check_name=test.name,
+        asset_key=AssetKey(test.asset),
+        passed=outcome.passed,
+        severity=AssetCheckSeverity.WARN if test.severity == "warn" else AssetCheckSeverity.ERROR,
+        description=outcome.summary,
+        metadata=metadata,
+    )
+
+
+def _asset_checks(asset: str, tests: list[TestSpec]) -> AssetChecksDefinition:
+    """One op per asset: it reads the partition's outputs once and reports every test as its own check."""
+    with warnings.catch_warnings():
+        # partitions_def on a check spec is a preview feature in Dagster 1.13; it is what makes checks per partition.
+        warnings.simplefilter("ignore", PreviewWarning)
+        specs = [
+            AssetCheckSpec(
+                test.name,
+                asset=asset,
+                description=_description(test),
+                blocking=test.blocking,
+                partitions_def=work_groups,
+                metadata={"declared_in": test.where, "test": test.type, "severity": test.severity},
+            )
+            for test in tests
+        ]
+
+    @multi_asset_check(
+        name=f"{asset}_data_tests",
+        specs=specs,
+        required_resource_keys={"pipeline_config"},
+        description=f"dbt_like_checks tests of {asset}",
+    )
+    def _run(context: AssetCheckExecutionContext) -> Iterator[AssetCheckResult]:
+        settings = context.resources.pipeline_config.settings()
+        data = PartitionData(open_workspace(settings.workspace), context.partition_key)
+        for test in tests:
+            result = _result(test, data)
+            if not result.passed:
+                context.log.warning(f"{asset}/{test.name} failed on {context.partition_key}: {result.description}")
+            yield result
+
+    return _run
+
+
+def build_asset_checks(directory: Path | None = None) -> list[AssetChecksDefinition]:
+    """Compile a folder of YAML tests; ChecksConfigError (with file and line) for anything invalid."""
+    suite = load_dir(directory or checks_dir())
+    return [_asset_checks(asset, tests) for asset, tests in sorted(suite.tests.items()) if tests]
+
+
+ALL_CHECKS = build_asset_checks()
