@@ -24,9 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from pdfgen import SENTENCES, scan_pdf, text_pdf, two_column_pdf  # noqa: E402
-
 from ocr_pipeline.render import render_pdf_page, render_pdf_page_pdf2image  # noqa: E402
+from pdfgen import SENTENCES, scan_pdf, text_pdf, two_column_pdf  # noqa: E402
 
 BENCH_DATA = Path("/work/shared/data/pdf-parse-bench")
 
@@ -160,9 +159,7 @@ def main() -> int:
             f" identical sizes {sizes_equal}/{len(pages)}; pixels off by >64: {statistics.mean(far):.2%}"
         )
         print("note: poppler includes its own subprocess start per page (as olmOCR runs pdftoppm);")
-        print(
-            "      a low mean diff with few far-off pixels means the same layout, differing in anti-aliasing."
-        )
+        print("      a low mean diff with few far-off pixels means the same layout, differing in anti-aliasing.")
     return 0
 
 

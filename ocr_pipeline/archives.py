@@ -47,9 +47,7 @@ def extract_archive(archive_path: str, archive_source: str, workspace: Workspace
     try:
         tar = tarfile.open(archive_path, mode="r:*")  # noqa: SIM115 - closed by the `with tar` below
     except (tarfile.TarError, OSError, EOFError) as exc:
-        yield ArchiveMember(
-            archive_source, safe_relative_path(stem), "archive", None, "corrupt_archive", str(exc)
-        )
+        yield ArchiveMember(archive_source, safe_relative_path(stem), "archive", None, "corrupt_archive", str(exc))
         return
     with tar:
         try:
@@ -63,14 +61,10 @@ def extract_archive(archive_path: str, archive_source: str, workspace: Workspace
                     yield ArchiveMember(source, rel, kind, None, "archive_too_many_members")
                     break
                 if _is_unsafe(member.name):
-                    yield ArchiveMember(
-                        source, rel, kind, None, "unsafe_archive_member", "path leaves the archive"
-                    )
+                    yield ArchiveMember(source, rel, kind, None, "unsafe_archive_member", "path leaves the archive")
                     continue
                 if not member.isfile():
-                    yield ArchiveMember(
-                        source, rel, kind, None, "unsupported_archive_member", "not a regular file"
-                    )
+                    yield ArchiveMember(source, rel, kind, None, "unsupported_archive_member", "not a regular file")
                     continue
                 if kind not in ("pdf", "image"):
                     yield ArchiveMember(source, rel, kind, None, "unsupported_type")
@@ -88,6 +82,4 @@ def extract_archive(archive_path: str, archive_source: str, workspace: Workspace
                 workspace.write_bytes(key, data)
                 yield ArchiveMember(source, rel, kind, key)
         except (tarfile.TarError, OSError, EOFError) as exc:
-            yield ArchiveMember(
-                archive_source, safe_relative_path(stem), "archive", None, "corrupt_archive", str(exc)
-            )
+            yield ArchiveMember(archive_source, safe_relative_path(stem), "archive", None, "corrupt_archive", str(exc))

@@ -69,7 +69,22 @@ def build_parser() -> argparse.ArgumentParser:
         names = [f"--{name}"] + ([f"--{name.replace('_', '-')}"] if "_" in name else [])
         run.add_argument(*names, dest=name, **options)  # type: ignore[arg-type]
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    pending = sub.add_parser("pending", help="print the work groups of a workspace that have no Dolma shard yet")
+    pending.add_argument("workspace", help="output folder (or s3://bucket/prefix)")
     return parser
+
+
+def print_pending(workspace_uri: str) -> int:
+    """List groups without a shard (never run, failed, or blocked by a check): the backfill to launch."""
+    from ocr_pipeline.layout import dolma_key
+    from ocr_pipeline.stages.inventory import list_groups
+    from ocr_pipeline.storage import open_workspace
+
+    workspace = open_workspace(workspace_uri)
+    for group in list_groups(workspace):
+        if not workspace.exists(dolma_key(group)):
+            print(group)
+    return 0
 
 
 def settings_from_args(args: argparse.Namespace) -> PipelineSettings:
@@ -98,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.command == "pending":
+        return print_pending(args.workspace)
     try:
         settings = settings_from_args(args)
     except ValueError as exc:

@@ -10,9 +10,7 @@ from ocr_pipeline.storage import Workspace
 from ocr_pipeline.tables import read_jsonl, write_jsonl
 
 
-def write_stage_rejections(
-    workspace: Workspace, stage: str, group: str, rejections: Iterable[Rejection]
-) -> int:
+def write_stage_rejections(workspace: Workspace, stage: str, group: str, rejections: Iterable[Rejection]) -> int:
     """Replace the stage's rejections for the group (a rerun overwrites, never appends)."""
     if stage not in STAGES:
         raise ValueError(f"unknown stage {stage!r}")

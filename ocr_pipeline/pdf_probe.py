@@ -66,9 +66,7 @@ def sha256_file(path: Path, chunk_size: int = 1 << 20) -> str:
 def _load_raw(path: Path, password: str | None) -> pdfium_c.FPDF_DOCUMENT:
     """Open with PDFium's C API: the wrapper turns a 0-page PDF into a misleading stale error code."""
     encoded_pw = None if password is None else (password + "\x00").encode("utf-8")
-    raw = pdfium_c.FPDF_LoadDocument(
-        (str(path) + "\x00").encode("utf-8", errors="surrogateescape"), encoded_pw
-    )
+    raw = pdfium_c.FPDF_LoadDocument((str(path) + "\x00").encode("utf-8", errors="surrogateescape"), encoded_pw)
     if not raw:
         err = pdfium_c.FPDF_GetLastError()
         if err in (pdfium_c.FPDF_ERR_PASSWORD, pdfium_c.FPDF_ERR_SECURITY):
@@ -121,9 +119,7 @@ def _check_size(path: Path, max_bytes: int) -> tuple[PdfProbe | None, bytes]:
         return PdfProbe(False, 0, UNREADABLE_FILE, f"{type(exc).__name__}: {exc}"), b""
 
 
-def probe_pdf(
-    path: Path, *, max_bytes: int = MAX_INPUT_BYTES, max_pages: int = MAX_PAGES_PER_PDF
-) -> PdfProbe:
+def probe_pdf(path: Path, *, max_bytes: int = MAX_INPUT_BYTES, max_pages: int = MAX_PAGES_PER_PDF) -> PdfProbe:
     """Check that a PDF opens and its pages load; never raises for bad input."""
     path = Path(path)
     rejected, head = _check_size(path, max_bytes)

@@ -128,7 +128,5 @@ def render_pdf_page_pdf2image(
     """Render one page (0-based) with poppler's pdftoppm via pdf2image; for the benchmark only."""
     from pdf2image import convert_from_path  # lazy: poppler is a benchmark-only system dependency
 
-    images = convert_from_path(
-        str(path), first_page=page_index + 1, last_page=page_index + 1, size=target_longest_dim
-    )
+    images = convert_from_path(str(path), first_page=page_index + 1, last_page=page_index + 1, size=target_longest_dim)
     return images[0].convert("RGB")

@@ -44,6 +44,13 @@ def test_cli_runs_all_stages_and_resumes(tmp_path: Path) -> None:
     # A second run finds nothing new to do and still exits 0.
     again = _run(str(ws), "--pdfs", str(listing), "--quiet")
     assert again.returncode == 0 and "groups run:     0" in again.stdout
+    # A group whose shard is gone is what `pending` lists, and what a run without --pdfs redoes.
+    (ws / "dolma" / "g000002.jsonl.gz").unlink()
+    pending = subprocess.run([sys.executable, "-m", "ocr_pipeline.cli", "pending", str(ws)],
+                             capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert pending.stdout.split() == ["g000002"]
+    resumed = _run(str(ws), "--quiet")
+    assert resumed.returncode == 0 and "groups run:     1" in resumed.stdout
 
 
 def test_cli_rejects_a_missing_input_clearly(tmp_path: Path) -> None:

@@ -188,11 +188,6 @@ def test_structured_outputs_regex_constrains_real_vllm(real_vllm: RealServer) ->
     assert parsed, "every constrained reply ran to max_tokens"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="vLLM 0.32 ignores the removed `guided_regex` field ('output will NOT be constrained'); "
-    "the engine must send `structured_outputs: {regex: ...}` (see README, Real vLLM on CPU)",
-)
 def test_engine_guided_decoding_constrains_real_vllm(real_vllm: RealServer) -> None:
     """With guided decoding on, the engine's own request body must yield olmOCR's front matter."""
     body = build_request(_page_png(), model=SERVED, guided_decoding=True)

@@ -10,11 +10,9 @@ from dagster import AssetSelection, DagsterInstance, materialize
 from PIL import Image
 
 import pdfgen
-from ocr_pipeline.defs.local_run import ALL_ASSETS, run_group
-from ocr_pipeline.defs.resources import PipelineConfig
+from ocr_pipeline.defs.local_run import ALL_ASSETS, run_group, run_resources
 from ocr_pipeline.dolma import read_gzip_jsonl
 from ocr_pipeline.layout import dolma_key, pages_key, partial_key, rejected_key
-from ocr_pipeline.progress import NullProgress
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.storage import LocalWorkspace
 from ocr_pipeline.tables import read_jsonl, read_rows
@@ -23,14 +21,13 @@ from ocr_pipeline.testing.vlm_server import VlmTestServer
 from ocr_pipeline.worker import worker_invocation
 
 
-def _resources(settings: PipelineSettings) -> dict[str, object]:
-    return {"pipeline_config": PipelineConfig.from_settings(settings), "progress": NullProgress()}
-
-
 def _render_only(settings: PipelineSettings, instance: DagsterInstance) -> str:
     up_to_images = AssetSelection.assets("pdf_inventory", "filtered_pdfs", "page_images")
     inv = materialize(
-        ALL_ASSETS, selection=AssetSelection.assets("pdf_inventory"), instance=instance, resources=_resources(settings)
+        ALL_ASSETS,
+        selection=AssetSelection.assets("pdf_inventory"),
+        instance=instance,
+        resources=run_resources(settings),
     )
     assert inv.success
     [group] = instance.get_dynamic_partitions("work_groups")
@@ -39,7 +36,7 @@ def _render_only(settings: PipelineSettings, instance: DagsterInstance) -> str:
         selection=up_to_images - AssetSelection.assets("pdf_inventory"),
         partition_key=group,
         instance=instance,
-        resources=_resources(settings),
+        resources=run_resources(settings),
     )
     assert res.success
     return group

@@ -2,30 +2,54 @@
 
 from dagster import (
     AssetExecutionContext,
+    Config,
     MaterializeResult,
     MetadataValue,
     ResourceParam,
     asset,
 )
+from dagster_aws.s3 import S3Resource
 
 from ocr_pipeline.defs.ocr_step import run_ocr_step
 from ocr_pipeline.defs.partitions import work_groups
 from ocr_pipeline.defs.resources import PipelineConfig
+from ocr_pipeline.defs.s3_resources import client_if_s3
 from ocr_pipeline.layout import dolma_key, filtered_key, pages_key, rejected_key
 from ocr_pipeline.progress import ProgressSink
+from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.filtering import filter_group
 from ocr_pipeline.stages.inventory import list_groups, scan_inputs
 from ocr_pipeline.stages.rendering import render_group
 from ocr_pipeline.stages.shards import build_group_shard
-from ocr_pipeline.storage import open_workspace
+from ocr_pipeline.storage import Workspace, open_workspace
+
+MAX_COMFORTABLE_PARTITIONS = 10_000
+
+
+class InventoryConfig(Config):
+    """Run config of one scan: the sources to scan this time (a schedule per source sets it)."""
+
+    pdfs: list[str] = []
+
+
+def _workspace(settings: PipelineSettings, workspace_s3: S3Resource) -> Workspace:
+    return open_workspace(settings.workspace, client_if_s3(workspace_s3, settings.workspace))
 
 
 @asset(group_name="ocr", kinds={"python"})
-def pdf_inventory(context: AssetExecutionContext, pipeline_config: PipelineConfig) -> MaterializeResult:
+def pdf_inventory(
+    context: AssetExecutionContext,
+    config: InventoryConfig,
+    pipeline_config: PipelineConfig,
+    workspace_s3: S3Resource,
+    input_s3: S3Resource,
+) -> MaterializeResult:
     """Every input found in the sources, with size, hash and page count, packed into work groups."""
     settings = pipeline_config.settings()
-    workspace = open_workspace(settings.workspace)
-    result = scan_inputs(settings.pdfs, workspace, settings.pages_per_group)
+    specs = config.pdfs or settings.pdfs
+    workspace = _workspace(settings, workspace_s3)
+    input_client = client_if_s3(input_s3, *specs)
+    result = scan_inputs(specs, workspace, settings.pages_per_group, input_client=input_client)
     groups = list_groups(workspace)
     registered = set(context.instance.get_dynamic_partitions(work_groups.name))
     missing = [g for g in groups if g not in registered]
@@ -33,6 +57,11 @@ def pdf_inventory(context: AssetExecutionContext, pipeline_config: PipelineConfi
         # Groups formed by an earlier scan (or another instance) are registered too, so none is orphaned.
         context.instance.add_dynamic_partitions(work_groups.name, missing)
     context.log.info(f"{result.new_inputs} new inputs in {len(result.new_groups)} new groups")
+    if len(groups) > MAX_COMFORTABLE_PARTITIONS:
+        # Dagster's UI and backfill daemon slow down past tens of thousands of partitions (DESIGN §2).
+        context.log.warning(
+            f"{len(groups)} work groups: raise pages_per_group (now {settings.pages_per_group}) for new inputs"
+        )
     return MaterializeResult(
         metadata={
             "new_inputs": result.new_inputs,
@@ -47,14 +76,18 @@ def pdf_inventory(context: AssetExecutionContext, pipeline_config: PipelineConfi
 
 
 @asset(group_name="ocr", partitions_def=work_groups, deps=[pdf_inventory], kinds={"python"})
-def filtered_pdfs(context: AssetExecutionContext, pipeline_config: PipelineConfig) -> MaterializeResult:
+def filtered_pdfs(
+    context: AssetExecutionContext, pipeline_config: PipelineConfig, workspace_s3: S3Resource, input_s3: S3Resource
+) -> MaterializeResult:
     """The group's inputs that pass the language, form and spam filters (the rest are rejections)."""
     settings = pipeline_config.settings()
-    workspace = open_workspace(settings.workspace)
-    result = filter_group(workspace, context.partition_key, settings.apply_filter)
+    workspace = _workspace(settings, workspace_s3)
+    input_client = client_if_s3(input_s3, *settings.pdfs)
+    result = filter_group(workspace, context.partition_key, settings.apply_filter, input_client)
     return MaterializeResult(
         metadata={
             "kept": result.kept,
+            "inputs_read": result.probed,
             "filter_applied": settings.apply_filter,
             "rejected_by_reason": MetadataValue.json(result.rejected),
             "manifest": MetadataValue.path(f"{workspace.uri}/{filtered_key(context.partition_key)}"),
@@ -64,13 +97,20 @@ def filtered_pdfs(context: AssetExecutionContext, pipeline_config: PipelineConfi
 
 @asset(group_name="ocr", partitions_def=work_groups, deps=[filtered_pdfs], kinds={"python"})
 def page_images(
-    context: AssetExecutionContext, pipeline_config: PipelineConfig, progress: ResourceParam[ProgressSink]
+    context: AssetExecutionContext,
+    pipeline_config: PipelineConfig,
+    progress: ResourceParam[ProgressSink],
+    workspace_s3: S3Resource,
+    input_s3: S3Resource,
 ) -> MaterializeResult:
     """Every page of the group's kept inputs as a PNG (longest side target_longest_image_dim) with its text layer."""
     settings = pipeline_config.settings()
-    workspace = open_workspace(settings.workspace)
+    workspace = _workspace(settings, workspace_s3)
     progress.phase(f"render {context.partition_key}", 0)
-    result = render_group(workspace, context.partition_key, settings.target_longest_image_dim, progress.advance)
+    input_client = client_if_s3(input_s3, *settings.pdfs)
+    result = render_group(
+        workspace, context.partition_key, settings.target_longest_image_dim, progress.advance, input_client
+    )
     return MaterializeResult(
         metadata={
             "documents": result.documents,
@@ -87,17 +127,23 @@ def page_images(
 # The "gpu" pool caps how many partitions talk to the GPU server at once (set its limit in the instance).
 @asset(group_name="ocr", partitions_def=work_groups, deps=[page_images], kinds={"python"}, pool="gpu")
 def vlm_ocr_outputs(
-    context: AssetExecutionContext, pipeline_config: PipelineConfig, progress: ResourceParam[ProgressSink]
+    context: AssetExecutionContext,
+    pipeline_config: PipelineConfig,
+    progress: ResourceParam[ProgressSink],
+    workspace_s3: S3Resource,
 ) -> MaterializeResult:
     """Each page's text and attributes from the OCR engine (VLM server, or the CPU engine without one)."""
-    return run_ocr_step(context, pipeline_config.settings(), progress)
+    settings = pipeline_config.settings()
+    return run_ocr_step(context, settings, progress, _workspace(settings, workspace_s3))
 
 
 @asset(group_name="ocr", partitions_def=work_groups, deps=[vlm_ocr_outputs], kinds={"python"})
-def dolma_shards(context: AssetExecutionContext, pipeline_config: PipelineConfig) -> MaterializeResult:
+def dolma_shards(
+    context: AssetExecutionContext, pipeline_config: PipelineConfig, workspace_s3: S3Resource
+) -> MaterializeResult:
     """The group's Dolma shard, optional Markdown, and its rejection ledger: every input lands in one."""
     settings = pipeline_config.settings()
-    workspace = open_workspace(settings.workspace)
+    workspace = _workspace(settings, workspace_s3)
     group = context.partition_key
     result = build_group_shard(
         workspace, group, max_page_error_rate=settings.max_page_error_rate, markdown=settings.markdown

@@ -14,6 +14,7 @@ from ocr_pipeline.defs.assets import dolma_shards, filtered_pdfs, page_images, p
 from ocr_pipeline.defs.checks import ALL_CHECKS
 from ocr_pipeline.defs.partitions import work_groups
 from ocr_pipeline.defs.resources import PipelineConfig
+from ocr_pipeline.defs.s3_resources import s3_resource_from_env
 from ocr_pipeline.dolma import read_gzip_jsonl
 from ocr_pipeline.layout import dolma_key, rejected_key
 from ocr_pipeline.progress import NullProgress, ProgressSink, TqdmProgress
@@ -48,8 +49,14 @@ class RunSummary:
         return not self.failed_groups and not self.unaccounted
 
 
-def _resources(settings: PipelineSettings, progress: ProgressSink) -> dict[str, object]:
-    return {"pipeline_config": PipelineConfig.from_settings(settings), "progress": progress}
+def run_resources(settings: PipelineSettings, progress: ProgressSink | None = None) -> dict[str, object]:
+    """Every resource the assets need, for materialize() outside `dagster dev` (the CLI, tests)."""
+    return {
+        "pipeline_config": PipelineConfig.from_settings(settings),
+        "progress": progress or NullProgress(),
+        "workspace_s3": s3_resource_from_env("workspace"),
+        "input_s3": s3_resource_from_env("input"),
+    }
 
 
 def run_group(
@@ -67,7 +74,7 @@ def run_group(
         selection=GROUP_ASSETS,
         partition_key=group,
         instance=instance,
-        resources=_resources(settings, progress or NullProgress()),
+        resources=run_resources(settings, progress or NullProgress()),
         run_config=QUIET,
         raise_on_error=False,
     )
@@ -78,17 +85,22 @@ def _run_group_in_child(settings: PipelineSettings, group: str) -> tuple[str, bo
     return group, run_group(settings, group)
 
 
+def _workspace_client(settings: PipelineSettings) -> object:
+    """The same S3 client the assets get, for reading the workspace after the run."""
+    return s3_resource_from_env("workspace").get_client() if settings.workspace.startswith("s3://") else None
+
+
 def run_local(settings: PipelineSettings, *, show_progress: bool = True) -> RunSummary:
     """Inventory the inputs, then run every group without a shard yet; resumable by design."""
     started = time.monotonic()
     settings.validate()
-    workspace = open_workspace(settings.workspace)
+    workspace = open_workspace(settings.workspace, _workspace_client(settings))
     instance = DagsterInstance.ephemeral()
     inventory = materialize(
         ALL_ASSETS,
         selection=AssetSelection.assets(pdf_inventory),
         instance=instance,
-        resources=_resources(settings, NullProgress()),
+        resources=run_resources(settings, NullProgress()),
         run_config=QUIET,
         raise_on_error=True,
     )

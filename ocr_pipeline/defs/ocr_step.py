@@ -12,7 +12,7 @@ from ocr_pipeline.layout import ocr_key
 from ocr_pipeline.progress import ProgressSink
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.ocr import OcrResult, ocr_group, sequential_runner
-from ocr_pipeline.storage import open_workspace
+from ocr_pipeline.storage import Workspace
 from ocr_pipeline.worker import worker_invocation
 
 
@@ -32,18 +32,20 @@ def ocr_metadata(result: OcrResult, uri: str) -> dict[str, object]:
     }
 
 
-def run_vlm_worker(context: AssetExecutionContext, settings: PipelineSettings) -> MaterializeResult:
+def run_vlm_worker(
+    context: AssetExecutionContext, settings: PipelineSettings, workspace: Workspace
+) -> MaterializeResult:
     """Launch the worker as a subprocess speaking Pipes; its report becomes the materialization."""
     args, env = worker_invocation(settings, context.partition_key)
     # The child gets our environment too (PATH, AWS settings) plus the worker's own variables.
     completed = PipesSubprocessClient().run(command=[sys.executable, *args], context=context, env={**os.environ, **env})
     result = completed.get_materialize_result()
-    uri = f"{open_workspace(settings.workspace).uri}/{ocr_key(context.partition_key)}"
+    uri = f"{workspace.uri}/{ocr_key(context.partition_key)}"
     return MaterializeResult(metadata={**(result.metadata or {}), "results": MetadataValue.path(uri)})
 
 
 def run_ocr_step(
-    context: AssetExecutionContext, settings: PipelineSettings, progress: ProgressSink
+    context: AssetExecutionContext, settings: PipelineSettings, progress: ProgressSink, workspace: Workspace
 ) -> MaterializeResult:
     """OCR the partition's pages and return the asset's materialization."""
     if settings.ocr_launcher == "k8s":
@@ -52,8 +54,7 @@ def run_ocr_step(
 
         return run_k8s_worker(context, settings)
     if settings.server:
-        return run_vlm_worker(context, settings)
-    workspace = open_workspace(settings.workspace)
+        return run_vlm_worker(context, settings, workspace)
     group = context.partition_key
     engine = make_cpu_engine()
     key = result_settings_key(engine.name, engine.model, "", settings.target_longest_image_dim)

@@ -27,7 +27,7 @@ OLMOCR_REGEX = (
     "is_diagram: (?:True|False|true|false)\\n(?:---|---\\n[\\s\\S]+)"
 )
 ALLOWED_TEMPERATURES = (0.1, 0.2, 0.3, 0.5, 0.8, 0.9, 1.0)
-ALLOWED_KEYS = {"model", "messages", "max_tokens", "temperature", "guided_regex"}
+ALLOWED_KEYS = {"model", "messages", "max_tokens", "temperature", "guided_regex", "structured_outputs"}
 FAULT_KINDS = ("status", "429", "slow", "drop", "garbage", "length", "missing_key", "over_context", "rotate")
 
 
@@ -113,6 +113,12 @@ def validate_request(
     rec.guided_regex = "guided_regex" in req
     if rec.guided_regex and req["guided_regex"] != OLMOCR_REGEX:
         v.append("guided_regex differs from olmOCR's")
+    # Current vLLM only honours `structured_outputs`: guided requests must carry both spellings.
+    structured = req.get("structured_outputs")
+    if rec.guided_regex and structured != {"regex": OLMOCR_REGEX}:
+        v.append("structured_outputs.regex missing or differs from olmOCR's regex")
+    if structured is not None and not rec.guided_regex:
+        v.append("structured_outputs sent without guided_regex")
     if expect_guided is not None and rec.guided_regex != expect_guided:
         v.append(f"guided_regex present={rec.guided_regex}, expected {expect_guided}")
     messages = req.get("messages")

@@ -84,7 +84,10 @@ def build_request(png: bytes, *, model: str, attempt: int = 0, guided_decoding: 
         "temperature": temperature_for(attempt),
     }
     if guided_decoding:
+        # vLLM before 0.11 reads `guided_regex`; 0.11+ reads `structured_outputs` and ignores the old field
+        # (seen on 0.32: "output will NOT be constrained"). Each version ignores the field it does not know.
         body["guided_regex"] = GUIDED_REGEX
+        body["structured_outputs"] = {"regex": GUIDED_REGEX}
     return body
 
 
