@@ -59,6 +59,17 @@ _FLAGS: list[tuple[str, dict[str, object]]] = [
 ]
 
 
+_VLLM_FLAGS: list[tuple[str, dict[str, object]]] = [
+    ("vllm", {"action": "store_true", "help": "start and manage a local vLLM server instead of --server"}),
+    ("vllm_port", {"type": int, "default": 30024, "help": "port of the managed server"}),
+    ("gpu_memory_utilization", {"type": float, "default": None, "help": "vLLM's --gpu-memory-utilization"}),
+    ("tensor_parallel_size", {"type": int, "default": 1, "help": "vLLM's --tensor-parallel-size"}),
+    ("data_parallel_size", {"type": int, "default": 1, "help": "vLLM's --data-parallel-size"}),
+    ("vllm_args", {"default": "", "help": "more arguments for `vllm serve`, one shell-quoted string"}),
+    ("vllm_ready_timeout", {"type": float, "default": 900.0, "help": "seconds to wait for the model to load"}),
+]
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command's argument parser."""
     parser = argparse.ArgumentParser(prog="ocr-pipeline", description="PDFs and page images to Dolma JSONL.")
@@ -69,6 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
         names = [f"--{name}"] + ([f"--{name.replace('_', '-')}"] if "_" in name else [])
         run.add_argument(*names, dest=name, **options)  # type: ignore[arg-type]
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    gpu = run.add_argument_group(
+        "local GPU mode: start `vllm serve --model MODEL` here (pip install 'ocr-pipeline[gpu]')"
+    )
+    for name, options in _VLLM_FLAGS:
+        names = [f"--{name}"] + ([f"--{name.replace('_', '-')}"] if "_" in name else [])
+        gpu.add_argument(*names, dest=name, **options)  # type: ignore[arg-type]
     pending = sub.add_parser("pending", help="print the work groups of a workspace that have no Dolma shard yet")
     pending.add_argument("workspace", help="output folder (or s3://bucket/prefix)")
     return parser
@@ -109,6 +126,27 @@ def print_summary(s: RunSummary) -> None:
         print(f"UNACCOUNTED inputs (a bug, please report): {s.unaccounted[:10]}")
 
 
+def _run_with_managed_vllm(args: argparse.Namespace, settings: PipelineSettings) -> RunSummary:
+    """Start `vllm serve` (the same launch settings the Kubernetes pod uses), run against it, stop it."""
+    import shlex
+
+    from ocr_pipeline.defs.local_run import run_local
+    from ocr_pipeline.vlm.launcher import ManagedVllmServer, VllmLaunchSettings
+
+    launch = VllmLaunchSettings(
+        model=settings.model,
+        port=args.vllm_port,
+        gpu_memory_utilization=args.gpu_memory_utilization,
+        tensor_parallel_size=args.tensor_parallel_size,
+        data_parallel_size=args.data_parallel_size,
+        extra_args=tuple(shlex.split(args.vllm_args)),
+    )
+    with ManagedVllmServer(launch, ready_timeout_s=args.vllm_ready_timeout) as server:
+        print(f"vLLM ready at {server.url} (log: {server.log_path})", file=sys.stderr)
+        settings.server = server.url
+        return run_local(settings, show_progress=not args.quiet)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code."""
     args = build_parser().parse_args(argv)
@@ -120,17 +158,28 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"ocr-pipeline: error: {exc}", file=sys.stderr)
         return 2
+    if args.vllm and settings.server:
+        print("ocr-pipeline: error: --vllm starts its own server; drop --server", file=sys.stderr)
+        return 2
     if not settings.pdfs:
         print("ocr-pipeline: no --pdfs given; resuming the groups already in the workspace", file=sys.stderr)
     from ocr_pipeline.defs.local_run import run_local
     from ocr_pipeline.sources import InputSpecError, check_specs
+    from ocr_pipeline.vlm.client import ServerNotReadyError
+    from ocr_pipeline.vlm.launcher import VllmServerError
 
     try:
         check_specs(settings.pdfs)
-        summary = run_local(settings, show_progress=not args.quiet)
+        if args.vllm:
+            summary = _run_with_managed_vllm(args, settings)
+        else:
+            summary = run_local(settings, show_progress=not args.quiet)
     except InputSpecError as exc:
         print(f"ocr-pipeline: error: {exc}", file=sys.stderr)
         return 2
+    except (VllmServerError, ServerNotReadyError) as exc:  # the managed server never came up, or kept dying
+        print(f"ocr-pipeline: error: {exc}", file=sys.stderr)
+        return 1
     print_summary(summary)
     return 0 if summary.ok else 1
 
