@@ -33,3 +33,15 @@ def test_data_tests_are_partitioned_asset_checks() -> None:
     assert {asset for asset, _ in checks} == {"filtered_pdfs", "page_images", "vlm_ocr_outputs", "dolma_shards"}
     error_rate = graph.get_check_spec(AssetCheckKey(AssetKey("vlm_ocr_outputs"), "page_error_rate"))
     assert error_rate.blocking and error_rate.partitions_def.name == "work_groups"
+
+
+def test_pipeline_config_mirrors_the_plain_settings() -> None:
+    from dataclasses import fields
+
+    from ocr_pipeline.defs.resources import PipelineConfig
+    from ocr_pipeline.settings import PipelineSettings
+
+    # Every CLI setting but the process count is a resource field, and back again without loss.
+    assert set(PipelineConfig.model_fields) == {f.name for f in fields(PipelineSettings)} - {"workers"}
+    settings = PipelineSettings(workspace="/ws", pdfs=["a.pdf"], server="http://x", apply_filter=True, workers=1)
+    assert PipelineConfig.from_settings(settings).settings() == settings

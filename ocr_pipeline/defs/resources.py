@@ -37,23 +37,9 @@ class PipelineConfig(ConfigurableResource):
     ocr_launcher: str = "subprocess"  # "k8s": a GPU pod per partition (OCR_PIPELINE_K8S_* configure it)
 
     def settings(self) -> PipelineSettings:
-        """The validated plain settings the stages take."""
-        return PipelineSettings(
-            workspace=self.workspace,
-            pdfs=list(self.pdfs),
-            server=self.server,
-            model=self.model,
-            api_key=self.api_key,
-            markdown=self.markdown,
-            apply_filter=self.apply_filter,
-            pages_per_group=self.pages_per_group,
-            max_concurrent_requests=self.max_concurrent_requests,
-            max_page_retries=self.max_page_retries,
-            max_page_error_rate=self.max_page_error_rate,
-            target_longest_image_dim=self.target_longest_image_dim,
-            guided_decoding=self.guided_decoding,
-            ocr_launcher=self.ocr_launcher,
-        ).validate()
+        """The validated plain settings the stages take (every field here is a PipelineSettings field)."""
+        values = {name: getattr(self, name) for name in type(self).model_fields}
+        return PipelineSettings(**{**values, "pdfs": list(self.pdfs)}).validate()
 
     @classmethod
     def from_settings(cls, settings: PipelineSettings) -> PipelineConfig:
