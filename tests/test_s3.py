@@ -206,3 +206,21 @@ def test_killed_run_resumes_without_loss_or_duplicates(s3_env: SeaweedS3) -> Non
 
     hits = [r["memo_hit"] for k in ws.list("manifests/ocr/") for r in read_rows(ws, k, ["memo_hit"])]
     assert sum(hits) == done_before
+
+
+def test_dagster_job_execute_from_a_ci_script(s3_env: SeaweedS3, tmp_path: Path) -> None:
+    _upload_corpus(s3_env, "ci-in", "batch/", count=2)
+    _bucket(s3_env, "ci-ws")
+    env = {**os.environ, "PYTHON": sys.executable, "DAGSTER_HOME": str(tmp_path / "dagster_home"),
+           "OCR_PIPELINE_WORKSPACE": "s3://ci-ws/run", "OCR_PIPELINE_PDFS": "s3://ci-in/batch/",
+           "OCR_PIPELINE_PAGES_PER_GROUP": "4"}  # fmt: skip
+    script = Path(__file__).resolve().parents[1] / "scripts" / "ci_run_partitions.sh"
+    proc = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "every group has its Dolma shard" in proc.stdout
+    ws = S3Workspace("s3://ci-ws/run", s3_env.client())
+    docs = [d for k in ws.list("dolma/") for d in read_gzip_jsonl(ws.read_bytes(k))]
+    assert sorted(d["metadata"]["Source-File"] for d in docs) == [
+        "s3://ci-in/batch/doc0.pdf",
+        "s3://ci-in/batch/doc1.pdf",
+    ]
