@@ -19,7 +19,7 @@ from ocr_pipeline.progress import ProgressSink
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.filtering import filter_group
 from ocr_pipeline.stages.inventory import list_groups, scan_inputs
-from ocr_pipeline.stages.rendering import render_group
+from ocr_pipeline.stages.rendering import expected_pages, render_group
 from ocr_pipeline.stages.shards import build_group_shard
 from ocr_pipeline.storage import Workspace, open_workspace
 
@@ -106,7 +106,7 @@ def page_images(
     """Every page of the group's kept inputs as a PNG (longest side target_longest_image_dim) with its text layer."""
     settings = pipeline_config.settings()
     workspace = _workspace(settings, workspace_s3)
-    progress.phase(f"render {context.partition_key}", 0)
+    progress.phase(f"render {context.partition_key}", expected_pages(workspace, context.partition_key))
     input_client = client_if_s3(input_s3, *settings.pdfs)
     result = render_group(
         workspace, context.partition_key, settings.target_longest_image_dim, progress.advance, input_client

@@ -12,6 +12,7 @@ from ocr_pipeline.layout import ocr_key
 from ocr_pipeline.progress import ProgressSink
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.ocr import OcrResult, ocr_group, sequential_runner
+from ocr_pipeline.stages.rendering import expected_pages
 from ocr_pipeline.storage import Workspace
 from ocr_pipeline.worker import worker_invocation
 
@@ -58,7 +59,7 @@ def run_ocr_step(
     group = context.partition_key
     engine = make_cpu_engine()
     key = result_settings_key(engine.name, engine.model, "", settings.target_longest_image_dim)
-    progress.phase(f"ocr {group}", 0)
+    progress.phase(f"ocr {group}", expected_pages(workspace, group))
     result = ocr_group(workspace, group, sequential_runner(engine), key, progress.advance)
     context.log.info(f"{result.pages} pages ({result.memo_hits} from memo) in {result.seconds:.1f}s")
     return MaterializeResult(metadata=ocr_metadata(result, f"{workspace.uri}/{ocr_key(group)}"))

@@ -58,6 +58,11 @@ def kept_inputs(workspace: Workspace, group: str) -> list[dict[str, Any]]:
     return rows
 
 
+def expected_pages(workspace: Workspace, group: str) -> int:
+    """Pages the group's kept inputs hold (for progress bars: read from the small manifests only)."""
+    return sum(int(row["page_count"] or 0) for row in kept_inputs(workspace, group))
+
+
 def _pdf_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
     """Pages one at a time, so a long document never sits in memory as images."""
     doc = open_pdf(path)
