@@ -77,3 +77,12 @@ def test_flags_accept_olmocr_and_dashed_spellings() -> None:
 def test_bad_flag_values_are_refused() -> None:
     proc = _run("ws", "--pdfs", "x.pdf", "--pages_per_group", "0")
     assert proc.returncode == 2 and "pages_per_group" in proc.stderr
+
+
+def test_workers_run_groups_in_parallel_processes(tmp_path: Path) -> None:
+    for i in range(4):
+        pdfgen.write(tmp_path / "in" / f"d{i}.pdf", pdfgen.text_pdf([[pdfgen.SENTENCES[i], pdfgen.SENTENCES[i + 1]]]))
+    proc = _run(str(tmp_path / "ws"), "--pdfs", str(tmp_path / "in"), "--pages_per_group", "1", "--workers", "2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "groups run:     4" in proc.stdout and "documents:      4" in proc.stdout
+    assert len(list((tmp_path / "ws" / "dolma").glob("*.jsonl.gz"))) == 4

@@ -110,10 +110,16 @@ def run_local(settings: PipelineSettings, *, show_progress: bool = True) -> RunS
     if settings.workers > 1 and len(pending) > 1:
         # Separate processes: the CPU engine and rendering hold the GIL, threads would not scale.
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(settings.workers, mp_context=context) as pool:
+        from tqdm import tqdm
+
+        with (
+            ProcessPoolExecutor(settings.workers, mp_context=context) as pool,
+            tqdm(total=len(pending), unit="group", desc="groups", disable=not show_progress) as bar,
+        ):
             futures = [pool.submit(_run_group_in_child, settings, g) for g in pending]
             for future in as_completed(futures):
                 group, ok = future.result()
+                bar.update(1)
                 if not ok:
                     summary.failed_groups.append(group)
     else:
