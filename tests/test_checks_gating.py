@@ -11,11 +11,8 @@ from PIL import Image
 
 import pdfgen
 from ocr_pipeline.cli import print_summary
-from ocr_pipeline.defs import local_run
-from ocr_pipeline.defs.local_run import ALL_ASSETS, run_group, run_local
-from ocr_pipeline.defs.resources import PipelineConfig
+from ocr_pipeline.defs.local_run import ALL_ASSETS, run_group, run_inventory, run_local, run_resources
 from ocr_pipeline.layout import dolma_key, pages_key
-from ocr_pipeline.progress import NullProgress
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.inventory import read_group
 from ocr_pipeline.storage import LocalWorkspace
@@ -24,14 +21,6 @@ from ocr_pipeline.testing.vlm_protocol import Fault, hist_key
 from ocr_pipeline.testing.vlm_server import VlmTestServer
 
 ERROR_RATE = AssetCheckKey(AssetKey("vlm_ocr_outputs"), "page_error_rate")
-
-
-def run_resources(settings: PipelineSettings) -> dict[str, object]:
-    """The resources a local run passes (the S3 resources too, where the checkout has them)."""
-    make = getattr(local_run, "run_resources", None)
-    if make is not None:
-        return make(settings)
-    return {"pipeline_config": PipelineConfig.from_settings(settings), "progress": NullProgress()}
 
 
 def _scan_page_key(settings: PipelineSettings, instance: DagsterInstance, group: str) -> str:
@@ -66,12 +55,7 @@ def test_blocking_check_stops_only_its_partition(tmp_path: Path, capsys: pytest.
         )  # fmt: skip
         ws = LocalWorkspace(settings.workspace)
         instance = DagsterInstance.ephemeral()
-        inventory = materialize(
-            ALL_ASSETS, selection=AssetSelection.assets("pdf_inventory"), instance=instance,
-            resources=run_resources(settings),
-        )  # fmt: skip
-        assert inventory.success
-        groups = {Path(read_group(ws, g)[0]["source"]).name: g for g in instance.get_dynamic_partitions("work_groups")}
+        groups = {Path(read_group(ws, g)[0]["source"]).name: g for g in run_inventory(settings, instance)}
         scan, good = groups["a_scan.pdf"], groups["b_good.pdf"]
         # The server answers garbage for the scan's page: every attempt fails and no text is left.
         server.faults[_scan_page_key(settings, instance, scan)] = [Fault("garbage")] * 50

@@ -16,7 +16,7 @@ from dagster import (
 )
 
 import pdfgen
-from ocr_pipeline.defs.local_run import ALL_ASSETS, run_group, run_resources
+from ocr_pipeline.defs.local_run import ALL_ASSETS, run_group, run_inventory, run_resources
 from ocr_pipeline.defs.partitions import work_groups
 from ocr_pipeline.dolma import read_gzip_jsonl
 from ocr_pipeline.k8s import WORKER_CONTAINER, K8sLaunchConfig, build_pod
@@ -38,14 +38,7 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _inventory(settings: PipelineSettings, instance: DagsterInstance) -> str:
-    result = materialize(
-        ALL_ASSETS,
-        selection=AssetSelection.assets("pdf_inventory"),
-        instance=instance,
-        resources=run_resources(settings),
-    )
-    assert result.success
-    [group] = instance.get_dynamic_partitions("work_groups")
+    [group] = run_inventory(settings, instance)
     return group
 
 

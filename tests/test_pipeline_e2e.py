@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dagster import AssetSelection, DagsterInstance, materialize
+from dagster import DagsterInstance, materialize
 from rapidfuzz import fuzz
 
 import pdfgen
-from ocr_pipeline.defs.local_run import ALL_ASSETS, GROUP_ASSETS, run_group, run_resources
+from ocr_pipeline.defs.local_run import ALL_ASSETS, GROUP_ASSETS, run_group, run_inventory, run_resources
 from ocr_pipeline.dolma import read_gzip_jsonl
 from ocr_pipeline.layout import dolma_key, markdown_key, rejected_key
 from ocr_pipeline.settings import PipelineSettings
@@ -19,15 +19,15 @@ from ocr_pipeline.tables import read_jsonl, read_rows
 
 def _materialize_all(settings: PipelineSettings) -> tuple[DagsterInstance, list[str]]:
     instance = DagsterInstance.ephemeral()
-    resources = run_resources(settings)
-    inv = materialize(
-        ALL_ASSETS, selection=AssetSelection.assets("pdf_inventory"), instance=instance, resources=resources
-    )
-    assert inv.success
-    groups = instance.get_dynamic_partitions("work_groups")
+    groups = run_inventory(settings, instance)
     for group in groups:
+        # materialize() itself, not run_group(): a failing step raises here with its traceback.
         result = materialize(
-            ALL_ASSETS, selection=GROUP_ASSETS, partition_key=group, instance=instance, resources=resources
+            ALL_ASSETS,
+            selection=GROUP_ASSETS,
+            partition_key=group,
+            instance=instance,
+            resources=run_resources(settings),
         )
         assert result.success
     return instance, groups

@@ -10,7 +10,7 @@ from dagster import AssetSelection, DagsterInstance, materialize
 from PIL import Image
 
 import pdfgen
-from ocr_pipeline.defs.local_run import ALL_ASSETS, run_group, run_resources
+from ocr_pipeline.defs.local_run import ALL_ASSETS, run_group, run_inventory, run_resources
 from ocr_pipeline.dolma import read_gzip_jsonl
 from ocr_pipeline.layout import dolma_key, pages_key, partial_key, rejected_key
 from ocr_pipeline.settings import PipelineSettings
@@ -22,18 +22,10 @@ from ocr_pipeline.worker import worker_invocation
 
 
 def _render_only(settings: PipelineSettings, instance: DagsterInstance) -> str:
-    up_to_images = AssetSelection.assets("pdf_inventory", "filtered_pdfs", "page_images")
-    inv = materialize(
-        ALL_ASSETS,
-        selection=AssetSelection.assets("pdf_inventory"),
-        instance=instance,
-        resources=run_resources(settings),
-    )
-    assert inv.success
-    [group] = instance.get_dynamic_partitions("work_groups")
+    [group] = run_inventory(settings, instance)
     res = materialize(
         ALL_ASSETS,
-        selection=up_to_images - AssetSelection.assets("pdf_inventory"),
+        selection=AssetSelection.assets("filtered_pdfs", "page_images"),
         partition_key=group,
         instance=instance,
         resources=run_resources(settings),

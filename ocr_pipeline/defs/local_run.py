@@ -59,6 +59,19 @@ def run_resources(settings: PipelineSettings, progress: ProgressSink | None = No
     }
 
 
+def run_inventory(settings: PipelineSettings, instance: DagsterInstance) -> list[str]:
+    """Materialize pdf_inventory (scan, form groups, register them); returns every registered group."""
+    materialize(
+        ALL_ASSETS,
+        selection=AssetSelection.assets(pdf_inventory),
+        instance=instance,
+        resources=run_resources(settings),
+        run_config=QUIET,
+        raise_on_error=True,
+    )
+    return list(instance.get_dynamic_partitions(work_groups.name))
+
+
 def run_group(
     settings: PipelineSettings,
     group: str,
@@ -96,15 +109,7 @@ def run_local(settings: PipelineSettings, *, show_progress: bool = True) -> RunS
     settings.validate()
     workspace = open_workspace(settings.workspace, _workspace_client(settings))
     instance = DagsterInstance.ephemeral()
-    inventory = materialize(
-        ALL_ASSETS,
-        selection=AssetSelection.assets(pdf_inventory),
-        instance=instance,
-        resources=run_resources(settings, NullProgress()),
-        run_config=QUIET,
-        raise_on_error=True,
-    )
-    assert inventory.success
+    run_inventory(settings, instance)
     pending = [g for g in list_groups(workspace) if not workspace.exists(dolma_key(g))]
     summary = RunSummary(groups=len(pending))
     if settings.workers > 1 and len(pending) > 1:
