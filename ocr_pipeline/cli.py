@@ -88,7 +88,30 @@ def build_parser() -> argparse.ArgumentParser:
         gpu.add_argument(*names, dest=name, **options)  # type: ignore[arg-type]
     pending = sub.add_parser("pending", help="print the work groups of a workspace that have no Dolma shard yet")
     pending.add_argument("workspace", help="output folder (or s3://bucket/prefix)")
+    view = sub.add_parser("view", help="write an HTML page of a group: page images beside their text")
+    view.add_argument("workspace", help="output folder (or s3://bucket/prefix)")
+    view.add_argument("group", help="the work group, e.g. g000001")
+    view.add_argument("--out", default=None, help="the HTML file to write (default: <group>.html here)")
+    view.add_argument("--max_pages", "--max-pages", type=int, default=300, help="page images to embed at most")
     return parser
+
+
+def write_viewer(args: argparse.Namespace) -> int:
+    """Write the viewer HTML for one group."""
+    from pathlib import Path
+
+    from ocr_pipeline.storage import open_workspace
+    from ocr_pipeline.viewer import render_group_html
+
+    try:
+        page = render_group_html(open_workspace(args.workspace), args.group, args.max_pages)
+    except FileNotFoundError:
+        print(f"ocr-pipeline: error: group {args.group} has no Dolma shard in {args.workspace}", file=sys.stderr)
+        return 2
+    out = Path(args.out or f"{args.group}.html")
+    out.write_text(page, encoding="utf-8")
+    print(f"wrote {out}")
+    return 0
 
 
 def print_pending(workspace_uri: str) -> int:
@@ -153,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.command == "pending":
         return print_pending(args.workspace)
+    if args.command == "view":
+        return write_viewer(args)
     try:
         settings = settings_from_args(args)
     except ValueError as exc:
