@@ -105,6 +105,10 @@ class TextLayerQuality:
 
 # Thresholds: a page below MIN_CHARS visible characters may be a scan with a stamp or a figure page.
 MIN_CHARS = 40
+# A page mostly covered by images needs this much real text to skip OCR: a scan with a "Downloaded from..."
+# stamp has a few dozen characters; a scan with a hidden OCR layer has a full page's worth (1,500+).
+MIN_SCAN_IMAGE_SHARE = 0.5
+MIN_CHARS_PER_A4_OVER_SCAN = 800
 MAX_BAD_SHARE = 0.03  # replacement, control and private-use characters
 MIN_ALNUM_SHARE = 0.45  # letters and digits among visible characters
 MAX_SINGLE_CHAR_WORD_SHARE = 0.45  # "T h e  q u i c k" style layers
@@ -112,8 +116,29 @@ MAX_LONG_WORD_SHARE = 0.15  # words over 25 characters: missing spaces ("Thequic
 VOWEL_SHARE_RANGE = (0.27, 0.6)  # Latin text; outside it the font encoding is likely scrambled
 
 
-def assess_text_layer(text: str, page_area_pt2: float | None = None) -> TextLayerQuality:
-    """Decide whether `text` (from extract_page_text) can replace OCR for its page."""
+def image_coverage(page: pdfium.PdfPage, max_objects: int = 500) -> float:
+    """Share of the page's crop box covered by image objects (0..1; overlaps may count twice, capped)."""
+    import pypdfium2.raw as pdfium_c
+
+    left, bottom, right, top = page.get_cropbox()
+    area = max((right - left) * (top - bottom), 1.0)
+    covered = 0.0
+    for index, obj in enumerate(page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=3)):
+        if index >= max_objects:  # a page of thousands of tiles is judged on its first ones
+            break
+        x0, y0, x1, y1 = obj.get_bounds()
+        w, h = min(x1, right) - max(x0, left), min(y1, top) - max(y0, bottom)
+        covered += max(w, 0.0) * max(h, 0.0)
+    return min(covered / area, 1.0)
+
+
+def assess_text_layer(
+    text: str, page_area_pt2: float | None = None, image_share: float | None = None
+) -> TextLayerQuality:
+    """Decide whether `text` (from extract_page_text) can replace OCR for its page.
+
+    `image_share` (from image_coverage) catches scans that carry only a stamp or header as real text.
+    """
     visible = [c for c in text if not c.isspace()]
     n = len(visible)
     words = text.split()
@@ -123,6 +148,10 @@ def assess_text_layer(text: str, page_area_pt2: float | None = None) -> TextLaye
         stats["chars_per_a4"] = round(n * 500_000 / page_area_pt2, 1)
     if n < MIN_CHARS:
         return TextLayerQuality(False, "too little text", stats)
+    if image_share is not None:
+        stats["image_share"] = round(image_share, 3)
+        if image_share >= MIN_SCAN_IMAGE_SHARE and stats.get("chars_per_a4", 0) < MIN_CHARS_PER_A4_OVER_SCAN:
+            return TextLayerQuality(False, "mostly an image with a sparse text layer (a stamp over a scan?)", stats)
     cids = len(_CID.findall(text))
     bad = sum(1 for c in visible if c == "\ufffd" or unicodedata.category(c) in ("Cc", "Co", "Cs"))
     alnum = sum(1 for c in visible if c.isalnum())

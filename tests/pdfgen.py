@@ -159,3 +159,18 @@ def write(path: Path, data: bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return path
+
+
+def stamped_scan_pdf(pdf: bytes, stamp: str, *, dpi: int = 110) -> bytes:
+    """A full-page scan of `pdf`'s first page with one line of real text on top (a download stamp)."""
+    from reportlab.lib.utils import ImageReader
+
+    image = render_image(pdf, 0, dpi)
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=A4)
+    c.drawImage(ImageReader(image), 0, 0, width=A4[0], height=A4[1])
+    c.setFont("Helvetica", 8)
+    c.drawString(36, 20, stamp)
+    c.showPage()
+    c.save()
+    return buf.getvalue()

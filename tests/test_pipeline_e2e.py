@@ -109,3 +109,18 @@ def test_groups_follow_pages_per_group(tmp_path: Path) -> None:
     assert [len(read_group(ws, g)) for g in groups] == [2, 2, 1]
     total = sum(len(read_gzip_jsonl(ws.read_bytes(dolma_key(g)))) for g in groups)
     assert total == 5
+
+
+def test_scan_with_a_text_stamp_is_still_read(tmp_path: Path) -> None:
+    # A real-text "Downloaded from" line over a full-page scan must not pass for the page's text layer.
+    stamp = "Downloaded from https://archive.example.org on 29 November 2026 by an anonymous reader"
+    body = pdfgen.text_pdf([pdfgen.SENTENCES[2:4]], font_size=16)
+    pdfgen.write(tmp_path / "in" / "stamped.pdf", pdfgen.stamped_scan_pdf(body, stamp))
+    settings = PipelineSettings(workspace=str(tmp_path / "ws"), pdfs=[str(tmp_path / "in")])
+    _materialize_all(settings)
+    ws = LocalWorkspace(settings.workspace)
+    [doc] = read_gzip_jsonl(ws.read_bytes(dolma_key("g000001")))
+    for sentence in pdfgen.SENTENCES[2:4]:
+        assert fuzz.partial_ratio(sentence, doc["text"]) >= 90, doc["text"]
+    [page] = read_rows(ws, "pages/g000001.parquet", ["text_layer", "text_layer_trusted"])
+    assert stamp in page["text_layer"] and not page["text_layer_trusted"]

@@ -18,7 +18,7 @@ from ocr_pipeline.settings import MAX_PAGE_PIXELS
 from ocr_pipeline.stages.inventory import read_group
 from ocr_pipeline.storage import Workspace
 from ocr_pipeline.tables import StreamingTableWriter, read_rows
-from ocr_pipeline.text_layer import assess_text_layer, extract_page_text
+from ocr_pipeline.text_layer import assess_text_layer, extract_page_text, image_coverage
 
 PAGES_SCHEMA = pa.schema(
     [
@@ -74,9 +74,10 @@ def _pdf_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
                 try:
                     text = extract_page_text(page)
                     width_pt, height_pt = page.get_size()
+                    images = image_coverage(page)
                 finally:
                     page.close()
-                quality = assess_text_layer(text, width_pt * height_pt)
+                quality = assess_text_layer(text, width_pt * height_pt, images)
                 row.update(text_layer=text, text_layer_trusted=quality.trusted)
                 rendered = render_pdf_page(doc, index, target_dim, MAX_PAGE_PIXELS)
                 row.update(png=rendered.png, width=rendered.width, height=rendered.height, render_error=None)
