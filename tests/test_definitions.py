@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from dagster import AssetCheckKey, AssetKey
 
 from ocr_pipeline.defs.definitions import defs
@@ -45,3 +46,13 @@ def test_pipeline_config_mirrors_the_plain_settings() -> None:
     assert set(PipelineConfig.model_fields) == {f.name for f in fields(PipelineSettings)} - {"workers"}
     settings = PipelineSettings(workspace="/ws", pdfs=["a.pdf"], server="http://x", apply_filter=True, workers=1)
     assert PipelineConfig.from_settings(settings).settings() == settings
+
+
+def test_cost_per_million_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ocr_pipeline.defs.ocr_step import cost_metadata
+
+    assert cost_metadata(100, 0, 50.0) == {}  # no price configured, no made-up number
+    monkeypatch.setenv("OCR_PIPELINE_HOURLY_COST_USD", "3.6")
+    # 0.5 s a page at $3.60 an hour: $500 per million pages; memo hits cost nothing.
+    assert cost_metadata(120, 20, 50.0)["usd_per_million_pages"] == 500.0
+    assert cost_metadata(20, 20, 1.0) == {}

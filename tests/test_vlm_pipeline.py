@@ -6,7 +6,7 @@ import io
 from pathlib import Path
 
 import pytest
-from dagster import AssetSelection, DagsterInstance, materialize
+from dagster import AssetKey, AssetSelection, DagsterInstance, materialize
 from PIL import Image
 
 import pdfgen
@@ -34,7 +34,8 @@ def _render_only(settings: PipelineSettings, instance: DagsterInstance) -> str:
     return group
 
 
-def test_vlm_worker_reads_pages_and_flags_fallbacks(tmp_path: Path) -> None:
+def test_vlm_worker_reads_pages_and_flags_fallbacks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OCR_PIPELINE_HOURLY_COST_USD", "2.5")
     corpus = tmp_path / "in"
     pdfgen.write(corpus / "good.pdf", pdfgen.text_pdf([pdfgen.SENTENCES[:2], pdfgen.SENTENCES[2:4]]))
     pdfgen.write(corpus / "bad.pdf", pdfgen.text_pdf([[pdfgen.SENTENCES[5]]]))
@@ -61,6 +62,11 @@ def test_vlm_worker_reads_pages_and_flags_fallbacks(tmp_path: Path) -> None:
         assert run_group(settings, group, instance)
         assert not server.violations
         assert all(r.authorization == "Bearer sekret" and r.guided_regex for r in server.requests)
+        # The worker's report (through Pipes) is the materialization, with tokens, speed and cost.
+        event = instance.get_latest_materialization_event(AssetKey("vlm_ocr_outputs"))
+        meta = event.asset_materialization.metadata
+        assert meta["pages"].value == 3 and meta["input_tokens"].value > 0
+        assert meta["usd_per_million_pages"].value > 0 and meta["hourly_cost_usd"].value == 2.5
         assert len(server.requests) == 2 + 3
 
         [doc] = read_gzip_jsonl(ws.read_bytes(dolma_key(group)))

@@ -17,6 +17,16 @@ from ocr_pipeline.storage import Workspace
 from ocr_pipeline.worker import worker_invocation
 
 
+def cost_metadata(pages: int, memo_hits: int, seconds: float) -> dict[str, object]:
+    """Dollars per million pages at OCR_PIPELINE_HOURLY_COST_USD (the machine's or GPU's price), when it is set."""
+    hourly = float(os.environ.get("OCR_PIPELINE_HOURLY_COST_USD", "0") or 0)
+    read = pages - memo_hits  # pages served from the memo cost nothing
+    if hourly <= 0 or read <= 0 or seconds <= 0:
+        return {}
+    per_page_s = seconds / read
+    return {"usd_per_million_pages": round(hourly / 3600 * per_page_s * 1_000_000, 2), "hourly_cost_usd": hourly}
+
+
 def ocr_metadata(result: OcrResult, uri: str) -> dict[str, object]:
     """Asset metadata of one group's OCR: counts, tokens, speed."""
     return {
@@ -30,6 +40,7 @@ def ocr_metadata(result: OcrResult, uri: str) -> dict[str, object]:
         "pages_per_second": round(result.pages_per_second, 3),
         "languages": MetadataValue.json(result.languages),
         "results": MetadataValue.path(uri),
+        **cost_metadata(result.pages, result.memo_hits, result.seconds),
     }
 
 
@@ -42,7 +53,10 @@ def run_vlm_worker(
     completed = PipesSubprocessClient().run(command=[sys.executable, *args], context=context, env={**os.environ, **env})
     result = completed.get_materialize_result()
     uri = f"{workspace.uri}/{ocr_key(context.partition_key)}"
-    return MaterializeResult(metadata={**(result.metadata or {}), "results": MetadataValue.path(uri)})
+    reported = result.metadata or {}
+    numbers = {k: getattr(reported.get(k), "value", 0) or 0 for k in ("pages", "memo_hits", "seconds")}
+    cost = cost_metadata(int(numbers["pages"]), int(numbers["memo_hits"]), float(numbers["seconds"]))
+    return MaterializeResult(metadata={**reported, **cost, "results": MetadataValue.path(uri)})
 
 
 def run_ocr_step(
