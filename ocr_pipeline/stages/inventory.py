@@ -14,6 +14,7 @@ from ocr_pipeline.inputs import InputMissing, open_input
 from ocr_pipeline.layout import INVENTORY_PREFIX, inventory_key
 from ocr_pipeline.probing import probe_location
 from ocr_pipeline.sources import InputRef, resolve_inputs
+from ocr_pipeline.stages.inventory_index import append_index, read_known_rows
 from ocr_pipeline.storage import Workspace
 from ocr_pipeline.tables import read_rows, write_table
 
@@ -66,12 +67,11 @@ def read_group(workspace: Workspace, group: str) -> list[dict[str, Any]]:
 def _known(workspace: Workspace, groups: list[str]) -> tuple[set[str], dict[str, str]]:
     sources: set[str] = set()
     contents: dict[str, str] = {}
-    for group in groups:
-        for row in read_rows(workspace, inventory_key(group), columns=["source", "sha256", "etag", "status"]):
-            sources.add(row["source"])
-            if row["status"] == "ok":
-                for key in _content_keys(row):
-                    contents.setdefault(key, row["source"])
+    for row in read_known_rows(workspace, groups):
+        sources.add(row["source"])
+        if row["status"] == "ok":
+            for key in _content_keys(row):
+                contents.setdefault(key, row["source"])
     return sources, contents
 
 
@@ -217,10 +217,14 @@ def scan_inputs(
             break
     _estimate_pages(rows, workspace, input_client)
     next_index = _next_group_index(groups)
-    for offset, members in enumerate(form_groups(rows, pages_per_group)):
-        name = group_name(next_index + offset)
+    formed = form_groups(rows, pages_per_group)
+    for offset, members in enumerate(formed):
         for row in members:
-            row["group"] = name
+            row["group"] = group_name(next_index + offset)
+    # Index first, group files second: index rows count only once their group file exists (see read_known_rows).
+    append_index(workspace, rows)
+    for offset, members in enumerate(formed):
+        name = group_name(next_index + offset)
         write_table(workspace, inventory_key(name), members, INVENTORY_SCHEMA)
         result.new_groups.append(name)
     result.new_inputs = len(rows)
