@@ -9,6 +9,7 @@ from typing import Any
 import pyarrow as pa
 
 from ocr_pipeline.inputs import InputMissing, open_input
+from ocr_pipeline.isolated_render import RenderAborted, RenderWorker, time_limit
 from ocr_pipeline.layout import filtered_key, pages_key
 from ocr_pipeline.ledger import write_stage_rejections
 from ocr_pipeline.pdf_probe import open_pdf
@@ -90,6 +91,11 @@ def _pdf_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
         doc.close()
 
 
+def document_pages(kind: str, path: str, target_dim: int) -> Iterator[dict[str, Any]]:
+    """Page rows of one input, rendered in this process (render_isolated runs this in a child)."""
+    return _image_pages(path, target_dim) if kind == "image" else _pdf_pages(path, target_dim)
+
+
 def _image_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
     rendered = image_to_page(path, target_dim)
     yield from [
@@ -116,21 +122,27 @@ def render_group(
     result = RenderResult()
     rejections = []
     writer = StreamingTableWriter(workspace, pages_key(group), PAGES_SCHEMA)
-    for row in kept_inputs(workspace, group):
-        count, unusable, first_error = 0, 0, ""
-        try:
-            with open_input(row["location"], workspace, input_client) as path:
-                pages = _image_pages(path, target_dim) if row["kind"] == "image" else _pdf_pages(path, target_dim)
-                count, unusable, first_error = _write_pages(pages, row, writer, result, progress)
-        except InputMissing as exc:
-            rejections.append(Rejection(row["source"], "input_missing", "render", str(exc)))
-            continue
-        if count == 0 or unusable == count:
-            # Rows already written for it are ignored downstream: the ledger is what counts.
-            rejections.append(Rejection(row["source"], "render_failed", "render", first_error))
-            continue
-        result.documents += 1
-        result.pages += count
+    # One renderer child for the group: pdfium hangs and crashes stay in it (see isolated_render).
+    with RenderWorker() as renderer:
+        for row in kept_inputs(workspace, group):
+            try:
+                with open_input(row["location"], workspace, input_client) as path:
+                    limit = time_limit(int(row["page_count"] or 1))
+                    pages = renderer.render(row["kind"], path, target_dim, limit)
+                    count, unusable, first_error = _write_pages(pages, row, writer, result, progress)
+            except InputMissing as exc:
+                rejections.append(Rejection(row["source"], "input_missing", "render", str(exc)))
+                continue
+            except RenderAborted as exc:
+                # Rows already written for it are ignored downstream: the ledger is what counts.
+                rejections.append(Rejection(row["source"], exc.reason, "render", exc.detail))
+                continue
+            if count == 0 or unusable == count:
+                # Rows already written for it are ignored downstream: the ledger is what counts.
+                rejections.append(Rejection(row["source"], "render_failed", "render", first_error))
+                continue
+            result.documents += 1
+            result.pages += count
     writer.close()
     for rejection in rejections:
         result.rejected[rejection.reason] = result.rejected.get(rejection.reason, 0) + 1
@@ -160,6 +172,8 @@ def _write_pages(
             result.png_bytes += len(page["png"] or b"")
             if progress is not None:
                 progress(1)
+    except RenderAborted:
+        raise  # the caller records the child's fate as its own reason
     except Exception as exc:  # noqa: BLE001 - recorded in the ledger, the group goes on
         first_error, unusable = f"{type(exc).__name__}: {exc}", count
     return count, unusable, first_error
