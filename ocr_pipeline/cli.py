@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -29,7 +30,13 @@ _FLAGS: list[tuple[str, dict[str, object]]] = [
         {"default": None, "help": "OpenAI-compatible endpoint (vLLM); without it the CPU engine runs"},
     ),
     ("model", {"default": "allenai/olmOCR-2-7B-1025-FP8", "help": "model name sent to the server"}),
-    ("api_key", {"default": None, "help": "bearer token for the server (never logged)"}),
+    (
+        "api_key",
+        {
+            "default": os.environ.get("OCR_PIPELINE_API_KEY"),
+            "help": "bearer token for the server (never logged; default $OCR_PIPELINE_API_KEY)",
+        },
+    ),
     ("markdown", {"action": "store_true", "help": "also write markdown/<input path>.md per document"}),
     (
         "apply_filter",
