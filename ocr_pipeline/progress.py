@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Protocol
 
 
@@ -49,3 +51,24 @@ class TqdmProgress:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+
+
+class LoggingProgress:
+    """Progress as log lines, at most one every `every_s` seconds (a step's log in the Dagster UI)."""
+
+    def __init__(self, log: Callable[[str], None], every_s: float = 30.0) -> None:
+        self._log, self._every_s = log, every_s
+        self._name, self._total, self._done, self._last = "", 0, 0, 0.0
+
+    def phase(self, name: str, total: int) -> None:
+        """Start counting a new phase."""
+        self._name, self._total, self._done, self._last = name, total, 0, time.monotonic()
+
+    def advance(self, n: int = 1) -> None:
+        """Count `n` more; log when the interval has passed or the phase is complete."""
+        self._done += n
+        now = time.monotonic()
+        if now - self._last >= self._every_s or (self._total and self._done >= self._total):
+            self._last = now
+            total = f"/{self._total}" if self._total else ""
+            self._log(f"{self._name}: {self._done}{total} pages")

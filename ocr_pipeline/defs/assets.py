@@ -15,7 +15,7 @@ from ocr_pipeline.defs.partitions import work_groups
 from ocr_pipeline.defs.resources import PipelineConfig
 from ocr_pipeline.defs.s3_resources import client_if_s3
 from ocr_pipeline.layout import dolma_key, filtered_key, pages_key, rejected_key
-from ocr_pipeline.progress import ProgressSink
+from ocr_pipeline.progress import LoggingProgress, NullProgress, ProgressSink
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.filtering import filter_group
 from ocr_pipeline.stages.inventory import list_groups, scan_inputs
@@ -30,6 +30,11 @@ class InventoryConfig(Config):
     """Run config of one scan: the sources to scan this time (a schedule per source sets it)."""
 
     pdfs: list[str] = []
+
+
+def _visible(progress: ProgressSink, context: AssetExecutionContext) -> ProgressSink:
+    """Without a terminal bar (the UI, a daemon run), progress goes to the step's log every 30 s."""
+    return LoggingProgress(context.log.info) if isinstance(progress, NullProgress) else progress
 
 
 def _workspace(settings: PipelineSettings, workspace_s3: S3Resource) -> Workspace:
@@ -106,6 +111,7 @@ def page_images(
     """Every page of the group's kept inputs as a PNG (longest side target_longest_image_dim) with its text layer."""
     settings = pipeline_config.settings()
     workspace = _workspace(settings, workspace_s3)
+    progress = _visible(progress, context)
     progress.phase(f"render {context.partition_key}", expected_pages(workspace, context.partition_key))
     input_client = client_if_s3(input_s3, *settings.pdfs)
     result = render_group(
@@ -134,7 +140,7 @@ def vlm_ocr_outputs(
 ) -> MaterializeResult:
     """Each page's text and attributes from the OCR engine (VLM server, or the CPU engine without one)."""
     settings = pipeline_config.settings()
-    return run_ocr_step(context, settings, progress, _workspace(settings, workspace_s3))
+    return run_ocr_step(context, settings, _visible(progress, context), _workspace(settings, workspace_s3))
 
 
 @asset(group_name="ocr", partitions_def=work_groups, deps=[vlm_ocr_outputs], kinds={"python"})
