@@ -8,6 +8,7 @@ from typing import Any
 
 from ocr_pipeline.inputs import InputMissing, InputTooLarge, open_input
 from ocr_pipeline.pdf_probe import probe_image, probe_pdf, sha256_file
+from ocr_pipeline.pdf_sandbox import PdfSandbox, SandboxAborted
 from ocr_pipeline.settings import MAX_INPUT_BYTES
 from ocr_pipeline.storage import Workspace
 
@@ -36,12 +37,16 @@ def probe_path(kind: str, path: str) -> InputFacts:
     return InputFacts(size=size, sha256=digest, page_count=probe.page_count)
 
 
-def probe_location(kind: str, location: str, workspace: Workspace, input_client: Any = None) -> InputFacts:
-    """Probe an input wherever it lives; a vanished or oversized input is a reason, not an exception."""
+def probe_location(
+    kind: str, location: str, workspace: Workspace, input_client: Any = None, sandbox: PdfSandbox | None = None
+) -> InputFacts:
+    """Probe an input wherever it lives (in `sandbox`'s child when given); failures are reasons, not exceptions."""
     try:
         with open_input(location, workspace, input_client) as path:
-            return probe_path(kind, path)
+            return InputFacts(**sandbox.probe(kind, path)) if sandbox is not None else probe_path(kind, path)
     except InputMissing as exc:
         return InputFacts(reason="input_missing", detail=str(exc))
     except InputTooLarge as exc:
         return InputFacts(reason="too_large", detail=str(exc))
+    except SandboxAborted as exc:  # the PDF hung or crashed the reader
+        return InputFacts(reason=exc.reason, detail=exc.detail)

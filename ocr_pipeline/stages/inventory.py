@@ -12,6 +12,7 @@ import pyarrow as pa
 from ocr_pipeline.archives import extract_archive
 from ocr_pipeline.inputs import InputMissing, open_input
 from ocr_pipeline.layout import INVENTORY_PREFIX, inventory_key
+from ocr_pipeline.pdf_sandbox import PdfSandbox
 from ocr_pipeline.probing import probe_location
 from ocr_pipeline.sources import InputRef, resolve_inputs
 from ocr_pipeline.stages.inventory_index import append_index, read_known_rows
@@ -113,12 +114,14 @@ def _expand(ref: InputRef, workspace: Workspace, input_client: Any) -> Iterator[
         yield _row(ref, ref.path, "input_missing", str(exc))
 
 
-def _check(row: dict[str, Any], workspace: Workspace, contents: dict[str, str], input_client: Any) -> None:
+def _check(
+    row: dict[str, Any], workspace: Workspace, contents: dict[str, str], input_client: Any, sandbox: PdfSandbox
+) -> None:
     """Read local inputs now (cheap); S3 inputs wait for their group's filter stage. Then spot duplicates."""
     if row["status"] != "ok":
         return
     if not row["location"].startswith("s3://"):
-        facts = probe_location(row["kind"], row["location"], workspace, input_client)
+        facts = probe_location(row["kind"], row["location"], workspace, input_client, sandbox)
         row.update(size=facts.size, sha256=facts.sha256, page_count=facts.page_count, probed=True)
         if facts.reason:
             row.update(status="rejected", reason=facts.reason, detail=facts.detail)
@@ -132,7 +135,7 @@ def _check(row: dict[str, Any], workspace: Workspace, contents: dict[str, str], 
         contents[key] = row["source"]
 
 
-def _estimate_pages(rows: list[dict[str, Any]], workspace: Workspace, input_client: Any) -> None:
+def _estimate_pages(rows: list[dict[str, Any]], workspace: Workspace, input_client: Any, sandbox: PdfSandbox) -> None:
     """Give unread S3 inputs the mean page count of a few sampled ones (olmOCR sizes its groups the same way)."""
     pending = [r for r in rows if r["status"] == "ok" and not r["probed"]]
     if not pending:
@@ -140,7 +143,7 @@ def _estimate_pages(rows: list[dict[str, Any]], workspace: Workspace, input_clie
     counts = []
     step = max(len(pending) // PAGE_ESTIMATE_SAMPLES, 1)
     for row in pending[::step][:PAGE_ESTIMATE_SAMPLES]:
-        facts = probe_location(row["kind"], row["location"], workspace, input_client)
+        facts = probe_location(row["kind"], row["location"], workspace, input_client, sandbox)
         if not facts.reason:
             counts.append(facts.page_count)
     estimate = max(round(sum(counts) / len(counts)), 1) if counts else 1
@@ -176,6 +179,42 @@ def group_name(index: int) -> str:
     return f"g{index:06d}"
 
 
+@dataclass
+class _Scan:
+    """One scan's working state: what is known so far and the rows found."""
+
+    workspace: Workspace
+    input_client: Any
+    sandbox: PdfSandbox
+    known: set[str]
+    contents: dict[str, str]
+    result: InventoryResult
+    progress: Callable[[int], None] | None
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def add_spec(self, spec: str, cursor: dict[str, str] | None, max_new_inputs: int | None) -> bool:
+        """Add the new inputs one spec names; False when the budget ran out (the cursor says where)."""
+        last_key = None
+        for ref in resolve_inputs([spec], s3_client=self.input_client, start_after=cursor):
+            if max_new_inputs is not None and len(self.rows) >= max_new_inputs:
+                self.result.complete = False
+                if spec.startswith("s3://") and last_key:
+                    self.result.next_cursor[spec] = last_key
+                return False
+            last_key = ref.path.split("/", 3)[-1] if ref.path.startswith("s3://") else None
+            if ref.source in self.known:
+                continue
+            for row in _expand(ref, self.workspace, self.input_client):
+                if row["source"] in self.known:
+                    continue
+                self.known.add(row["source"])
+                _check(row, self.workspace, self.contents, self.input_client, self.sandbox)
+                self.rows.append(row)
+                if self.progress is not None:
+                    self.progress(1)
+        return True
+
+
 def scan_inputs(
     specs: list[str],
     workspace: Workspace,
@@ -192,35 +231,21 @@ def scan_inputs(
     """
     groups = list_groups(workspace)
     known, contents = _known(workspace, groups)
-    today = datetime.now(timezone.utc).date().isoformat()
     result = InventoryResult(already_known=len(known))
-    rows: list[dict[str, Any]] = []
-    for spec in specs:
-        last_key = None
-        for ref in resolve_inputs([spec], s3_client=input_client, start_after=cursor):
-            if max_new_inputs is not None and len(rows) >= max_new_inputs:
-                result.complete = False
-                if spec.startswith("s3://") and last_key:
-                    result.next_cursor[spec] = last_key
+    # One PDF reader child for the whole scan: a file that hangs or crashes pdfium is refused, not fatal.
+    with PdfSandbox() as sandbox:
+        scan = _Scan(workspace, input_client, sandbox, known, contents, result, progress)
+        for spec in specs:
+            if not scan.add_spec(spec, cursor, max_new_inputs):
                 break
-            last_key = ref.path.split("/", 3)[-1] if ref.path.startswith("s3://") else None
-            for row in _expand(ref, workspace, input_client) if ref.source not in known else ():
-                if row["source"] in known:
-                    continue
-                known.add(row["source"])
-                _check(row, workspace, contents, input_client)
-                row["added"] = today
-                rows.append(row)
-                if progress is not None:
-                    progress(1)
-        if not result.complete:
-            break
-    _estimate_pages(rows, workspace, input_client)
+        rows = scan.rows
+        _estimate_pages(rows, workspace, input_client, sandbox)
+    today = datetime.now(timezone.utc).date().isoformat()
     next_index = _next_group_index(groups)
     formed = form_groups(rows, pages_per_group)
     for offset, members in enumerate(formed):
         for row in members:
-            row["group"] = group_name(next_index + offset)
+            row.update(group=group_name(next_index + offset), added=today)
     # Index first, group files second: index rows count only once their group file exists (see read_known_rows).
     append_index(workspace, rows)
     for offset, members in enumerate(formed):

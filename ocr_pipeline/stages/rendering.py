@@ -9,10 +9,10 @@ from typing import Any
 import pyarrow as pa
 
 from ocr_pipeline.inputs import InputMissing, open_input
-from ocr_pipeline.isolated_render import RenderAborted, RenderWorker, time_limit
 from ocr_pipeline.layout import filtered_key, pages_key
 from ocr_pipeline.ledger import write_stage_rejections
 from ocr_pipeline.pdf_probe import open_pdf
+from ocr_pipeline.pdf_sandbox import PdfSandbox, SandboxAborted, time_limit
 from ocr_pipeline.records import Rejection
 from ocr_pipeline.render import image_to_page, render_pdf_page
 from ocr_pipeline.settings import MAX_PAGE_PIXELS
@@ -122,8 +122,8 @@ def render_group(
     result = RenderResult()
     rejections = []
     writer = StreamingTableWriter(workspace, pages_key(group), PAGES_SCHEMA)
-    # One renderer child for the group: pdfium hangs and crashes stay in it (see isolated_render).
-    with RenderWorker() as renderer:
+    # One renderer child for the group: pdfium hangs and crashes stay in it (see pdf_sandbox).
+    with PdfSandbox() as renderer:
         for row in kept_inputs(workspace, group):
             try:
                 with open_input(row["location"], workspace, input_client) as path:
@@ -133,7 +133,7 @@ def render_group(
             except InputMissing as exc:
                 rejections.append(Rejection(row["source"], "input_missing", "render", str(exc)))
                 continue
-            except RenderAborted as exc:
+            except SandboxAborted as exc:
                 # Rows already written for it are ignored downstream: the ledger is what counts.
                 rejections.append(Rejection(row["source"], exc.reason, "render", exc.detail))
                 continue
@@ -172,7 +172,7 @@ def _write_pages(
             result.png_bytes += len(page["png"] or b"")
             if progress is not None:
                 progress(1)
-    except RenderAborted:
+    except SandboxAborted:
         raise  # the caller records the child's fate as its own reason
     except Exception as exc:  # noqa: BLE001 - recorded in the ledger, the group goes on
         first_error, unusable = f"{type(exc).__name__}: {exc}", count

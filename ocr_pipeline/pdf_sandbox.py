@@ -1,8 +1,8 @@
-"""Rendering in a child process: a hang is cut off at its time limit, a crash stays in the child.
+"""Untrusted PDFs are read in a child process: a hang is cut off at its time limit, a crash stays in the child.
 
-pdfium is C code fed untrusted bytes: a hostile PDF can loop for hours or crash the process. A RenderWorker
-keeps one child (`python -m ocr_pipeline.isolated_render`) for a whole group, sends it one input at a time,
-and reads back what it wrote, page by page; a child that hangs is killed and the next input gets a new one.
+pdfium is C code fed untrusted bytes: a hostile PDF can loop for hours or crash the process. A PdfSandbox
+keeps one child (`python -m ocr_pipeline.pdf_sandbox`) for a whole scan or group and sends it one request at
+a time (probe, filter or render); a child that hangs is killed and the next request gets a new one.
 """
 
 from __future__ import annotations
@@ -35,11 +35,13 @@ PAGE_SCHEMA = pa.schema(
 # A document gets this long to render: a fixed allowance plus a per-page one (pages are known from the probe).
 BASE_SECONDS = 60.0
 SECONDS_PER_PAGE = 10.0
+# Probing and filtering read a few pages only.
+QUICK_SECONDS = 60.0
 ROWS_PER_BATCH = 8
 
 
-class RenderAborted(Exception):
-    """The child did not render the input: `reason` is render_timeout, render_crashed or render_failed."""
+class SandboxAborted(Exception):
+    """The child did not answer: `reason` is <op>_timeout, <op>_crashed or <op>_failed (op: render, probe...)."""
 
     def __init__(self, reason: str, detail: str) -> None:
         super().__init__(f"{reason}: {detail}")
@@ -66,13 +68,13 @@ def render_to_file(kind: str, path: str, target_dim: int, out: str) -> None:
             writer.write_table(pa.Table.from_pylist(batch, schema=PAGE_SCHEMA))
 
 
-class RenderWorker:
-    """One renderer child for many inputs; `render()` yields page rows or raises RenderAborted."""
+class PdfSandbox:
+    """One child for many requests; each method returns the child's answer or raises SandboxAborted."""
 
     def __init__(self, command: list[str] | None = None) -> None:
-        self.command = command or [sys.executable, "-m", "ocr_pipeline.isolated_render"]
+        self.command = command or [sys.executable, "-m", "ocr_pipeline.pdf_sandbox"]
         self._proc: subprocess.Popen[bytes] | None = None
-        self._tmp = tempfile.TemporaryDirectory(prefix="ocr-render-")
+        self._tmp = tempfile.TemporaryDirectory(prefix="ocr-sandbox-")
 
     def _child(self) -> subprocess.Popen[bytes]:
         if self._proc is None or self._proc.poll() is not None:
@@ -81,36 +83,47 @@ class RenderWorker:
 
     def _discard(self) -> int | None:
         proc, self._proc = self._proc, None
-        if proc is not None:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
-            return proc.returncode
-        return None
+        if proc is None:
+            return None
+        if proc.poll() is None:
+            proc.kill()
+        return proc.wait()
 
-    def render(self, kind: str, path: str, target_dim: int, timeout_s: float) -> Iterator[dict[str, Any]]:
-        """Page rows of one input, rendered by the child within `timeout_s`."""
+    def request(self, op: str, timeout_s: float, **payload: Any) -> dict[str, Any]:
+        """Send one request and wait at most `timeout_s` for its reply."""
         proc = self._child()
         assert proc.stdin is not None and proc.stdout is not None
-        out = str(Path(self._tmp.name) / "pages.parquet")
-        request = {"kind": kind, "path": path, "target_dim": target_dim, "out": out}
         try:
-            proc.stdin.write((json.dumps(request) + "\n").encode())
+            proc.stdin.write((json.dumps({"op": op, **payload}) + "\n").encode())
             proc.stdin.flush()
         except BrokenPipeError:
-            raise RenderAborted("render_crashed", f"the renderer died (exit code {self._discard()})") from None
+            raise SandboxAborted(f"{op}_crashed", f"the PDF reader died (exit code {self._discard()})") from None
         ready, _, _ = select.select([proc.stdout], [], [], timeout_s)
         if not ready:
             self._discard()
-            raise RenderAborted("render_timeout", f"not rendered within {timeout_s:.0f}s")
+            raise SandboxAborted(f"{op}_timeout", f"no answer within {timeout_s:.0f}s")
         line = proc.stdout.readline()
         if not line:
-            raise RenderAborted("render_crashed", f"the renderer died (exit code {self._discard()})")
-        reply = json.loads(line)
+            raise SandboxAborted(f"{op}_crashed", f"the PDF reader died (exit code {self._discard()})")
+        reply: dict[str, Any] = json.loads(line)
         if reply.get("error"):
-            raise RenderAborted("render_failed", reply["error"])
+            raise SandboxAborted(f"{op}_failed", reply["error"])
+        return reply
+
+    def render(self, kind: str, path: str, target_dim: int, timeout_s: float) -> Iterator[dict[str, Any]]:
+        """Page rows of one input, rendered by the child within `timeout_s`."""
+        out = str(Path(self._tmp.name) / "pages.parquet")
+        self.request("render", timeout_s, kind=kind, path=path, target_dim=target_dim, out=out)
         for batch in pq.ParquetFile(out).iter_batches(batch_size=ROWS_PER_BATCH):
             yield from batch.to_pylist()
+
+    def probe(self, kind: str, path: str) -> dict[str, Any]:
+        """Size, hash and page count of one input (ocr_pipeline.probing.probe_path, in the child)."""
+        return self.request("probe", QUICK_SECONDS, kind=kind, path=path)["facts"]
+
+    def filter(self, path: str) -> dict[str, Any]:
+        """olmOCR's filters on one PDF (ocr_pipeline.filters.check_pdf, in the child)."""
+        return self.request("filter", QUICK_SECONDS, path=path)["decision"]
 
     def close(self) -> None:
         """Stop the child and remove its scratch files."""
@@ -121,20 +134,42 @@ class RenderWorker:
         self._discard()
         self._tmp.cleanup()
 
-    def __enter__(self) -> RenderWorker:
+    def __enter__(self) -> PdfSandbox:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
 
+def _answer(request: dict[str, Any]) -> dict[str, Any]:
+    """Carry out one request in the child."""
+    from dataclasses import asdict
+
+    op = request["op"]
+    if op == "render":
+        render_to_file(request["kind"], request["path"], request["target_dim"], request["out"])
+        return {"ok": True}
+    if op == "probe":
+        from ocr_pipeline.probing import probe_path
+
+        return {"facts": asdict(probe_path(request["kind"], request["path"]))}
+    if op == "filter":
+        from ocr_pipeline.filters import check_pdf
+        from ocr_pipeline.pdf_probe import open_pdf
+
+        doc = open_pdf(Path(request["path"]))
+        try:
+            return {"decision": asdict(check_pdf(doc))}
+        finally:
+            doc.close()
+    raise ValueError(f"unknown request {op!r}")
+
+
 def _serve(requests: IO[str], replies: IO[str]) -> None:
     """The child's loop: one JSON request per line in, one JSON reply per line out."""
     for line in requests:
-        request = json.loads(line)
         try:
-            render_to_file(request["kind"], request["path"], request["target_dim"], request["out"])
-            reply: dict[str, Any] = {"ok": True}
+            reply = _answer(json.loads(line))
         except Exception as exc:  # noqa: BLE001 - the parent records it against this input
             reply = {"error": f"{type(exc).__name__}: {exc}"}
         replies.write(json.dumps(reply) + "\n")
