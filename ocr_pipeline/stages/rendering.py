@@ -12,7 +12,7 @@ from ocr_pipeline.inputs import InputMissing, open_input
 from ocr_pipeline.layout import filtered_key, pages_key
 from ocr_pipeline.ledger import write_stage_rejections
 from ocr_pipeline.pdf_probe import open_pdf
-from ocr_pipeline.pdf_sandbox import PdfSandbox, SandboxAborted, time_limit
+from ocr_pipeline.pdf_sandbox import PAGE_SCHEMA, PdfSandbox, SandboxAborted, time_limit
 from ocr_pipeline.records import Rejection
 from ocr_pipeline.render import image_to_page, render_pdf_page
 from ocr_pipeline.settings import MAX_PAGE_PIXELS
@@ -21,19 +21,8 @@ from ocr_pipeline.storage import Workspace
 from ocr_pipeline.tables import StreamingTableWriter, read_rows
 from ocr_pipeline.text_layer import assess_text_layer, extract_page_text, image_coverage
 
-PAGES_SCHEMA = pa.schema(
-    [
-        ("source", pa.string()),
-        ("sha256", pa.string()),
-        ("page_num", pa.int32()),
-        ("png", pa.binary()),
-        ("width", pa.int32()),
-        ("height", pa.int32()),
-        ("text_layer", pa.string()),
-        ("text_layer_trusted", pa.bool_()),
-        ("render_error", pa.string()),
-    ]
-)
+# The sandbox child's page rows, plus which input they belong to.
+PAGES_SCHEMA = pa.schema([("source", pa.string()), ("sha256", pa.string()), *PAGE_SCHEMA])
 
 
 @dataclass
