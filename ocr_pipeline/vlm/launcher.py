@@ -165,9 +165,10 @@ class ManagedVllmServer:
                         f"vLLM died (exit {proc.returncode}) and was restarted {self.restarts} times already"
                     )
                     return
-                self.restarts += 1
-                log.warning("vLLM exited with %s; restart %d/%d", proc.returncode, self.restarts, self.max_restarts)
+                log.warning("vLLM exited with %s; restart %d/%d", proc.returncode, self.restarts + 1, self.max_restarts)
+                # Spawn before counting: whoever sees the new count also sees the new process, never the dead one.
                 self._spawn()
+                self.restarts += 1
             try:
                 self.wait_ready()
             except (VllmServerError, ServerNotReadyError) as exc:
