@@ -6,7 +6,7 @@ import argparse
 import logging
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ocr_pipeline.settings import (
     DEFAULT_MAX_PAGE_ERROR_RATE,
@@ -77,22 +77,25 @@ _VLLM_FLAGS: list[tuple[str, dict[str, object]]] = [
 ]
 
 
+def _add_flags(parser: Any, flags: list[tuple[str, dict[str, object]]]) -> None:
+    """Each flag under olmOCR's underscore name and its dashed alias (`--pages_per_group`, `--pages-per-group`)."""
+    for name, options in flags:
+        names = [f"--{name}"] + ([f"--{name.replace('_', '-')}"] if "_" in name else [])
+        parser.add_argument(*names, dest=name, **options)  # type: ignore[arg-type]
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command's argument parser."""
     parser = argparse.ArgumentParser(prog="ocr-pipeline", description="PDFs and page images to Dolma JSONL.")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run every stage for the given inputs in this process")
     run.add_argument("workspace", help="output folder (or s3://bucket/prefix)")
-    for name, options in _FLAGS:
-        names = [f"--{name}"] + ([f"--{name.replace('_', '-')}"] if "_" in name else [])
-        run.add_argument(*names, dest=name, **options)  # type: ignore[arg-type]
+    _add_flags(run, _FLAGS)
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     gpu = run.add_argument_group(
         "local GPU mode: start `vllm serve --model MODEL` here (pip install 'ocr-pipeline[gpu]')"
     )
-    for name, options in _VLLM_FLAGS:
-        names = [f"--{name}"] + ([f"--{name.replace('_', '-')}"] if "_" in name else [])
-        gpu.add_argument(*names, dest=name, **options)  # type: ignore[arg-type]
+    _add_flags(gpu, _VLLM_FLAGS)
     pending = sub.add_parser("pending", help="print the work groups of a workspace that have no Dolma shard yet")
     pending.add_argument("workspace", help="output folder (or s3://bucket/prefix)")
     view = sub.add_parser("view", help="write an HTML page of a group: page images beside their text")

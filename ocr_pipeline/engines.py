@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from typing import Protocol
@@ -27,8 +28,9 @@ def result_settings_key(engine_name: str, model: str, prompt_version: str, targe
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
+@functools.lru_cache(maxsize=1)
 def make_cpu_engine() -> PageEngine:
-    """The embedded CPU engine (imported lazily: it loads ONNX models)."""
+    """The embedded CPU engine, one per process: its ONNX models load once, not once per partition."""
     from ocr_pipeline.cpu_engine import CpuEngine
 
     return CpuEngine()

@@ -87,7 +87,7 @@ def run_group(
         selection=GROUP_ASSETS,
         partition_key=group,
         instance=instance,
-        resources=run_resources(settings, progress or NullProgress()),
+        resources=run_resources(settings, progress),
         run_config=QUIET,
         raise_on_error=False,
     )
