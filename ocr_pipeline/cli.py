@@ -1,69 +1,50 @@
-"""The `ocr-pipeline` command: run every stage in-process for one machine (DESIGN §5 contract)."""
+"""The `ocr-pipeline` command: run every stage in-process for one machine (flags keep olmOCR's names)."""
 
 from __future__ import annotations
 
 import argparse
 import logging
 import os
+import shlex
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ocr_pipeline.settings import (
-    DEFAULT_MAX_PAGE_ERROR_RATE,
-    DEFAULT_MAX_PAGE_RETRIES,
-    DEFAULT_PAGES_PER_GROUP,
-    DEFAULT_TARGET_LONGEST_IMAGE_DIM,
-    PipelineSettings,
-)
+from ocr_pipeline.engines.vlm.client import ServerNotReadyError
+from ocr_pipeline.inputs.specs import InputSpecError, check_specs
+from ocr_pipeline.launch.vllm_server import ManagedVllmServer, VllmLaunchSettings, VllmServerError
+from ocr_pipeline.settings import PipelineSettings, field_types, fields_of
+from ocr_pipeline.stages.pdf_inventory import list_groups
+from ocr_pipeline.viewer import render_group_html
+from ocr_pipeline.workspace.keys import dolma_key
+from ocr_pipeline.workspace.storage import open_workspace
 
 if TYPE_CHECKING:
-    from ocr_pipeline.defs.local_run import RunSummary
+    from ocr_pipeline.local_run import RunSummary
 
-# olmOCR's flag names first; the dashed spellings are accepted as aliases.
-_FLAGS: list[tuple[str, dict[str, object]]] = [
-    (
-        "pdfs",
-        {"nargs": "+", "default": [], "help": "PDFs, images, folders, globs, .txt lists or .tar.gz archives"},
-    ),
-    (
-        "server",
-        {"default": None, "help": "OpenAI-compatible endpoint (vLLM); without it the CPU engine runs"},
-    ),
-    ("model", {"default": "allenai/olmOCR-2-7B-1025-FP8", "help": "model name sent to the server"}),
-    (
-        "api_key",
-        {
-            "default": os.environ.get("OCR_PIPELINE_API_KEY"),
-            "help": "bearer token for the server (never logged; default $OCR_PIPELINE_API_KEY)",
-        },
-    ),
-    ("markdown", {"action": "store_true", "help": "also write markdown/<input path>.md per document"}),
-    (
-        "apply_filter",
-        {"action": "store_true", "help": "drop forms, non-English and SEO spam (as rejections)"},
-    ),
-    ("pages_per_group", {"type": int, "default": DEFAULT_PAGES_PER_GROUP, "help": "pages per work group"}),
-    ("workers", {"type": int, "default": 1, "help": "work groups processed at once"}),
-    ("max_concurrent_requests", {"type": int, "default": 64, "help": "requests in flight to the server"}),
-    ("max_page_retries", {"type": int, "default": DEFAULT_MAX_PAGE_RETRIES, "help": "attempts per page"}),
-    (
-        "max_page_error_rate",
-        {
-            "type": float,
-            "default": DEFAULT_MAX_PAGE_ERROR_RATE,
-            "help": "largest share of fallback pages a document may have",
-        },
-    ),
-    (
-        "target_longest_image_dim",
-        {
-            "type": int,
-            "default": DEFAULT_TARGET_LONGEST_IMAGE_DIM,
-            "help": "longest side of rendered page images, in pixels",
-        },
-    ),
-    ("guided_decoding", {"action": "store_true", "help": "send olmOCR's guided_regex with each request"}),
-]
+
+def run_flags() -> list[tuple[str, dict[str, object]]]:
+    """The run command's flags, derived from PipelineSettings (olmOCR's names; each field's help and default)."""
+    flags: list[tuple[str, dict[str, object]]] = []
+    types = field_types(PipelineSettings)
+    for spec in fields_of(PipelineSettings):
+        if not spec.metadata["flag"]:
+            continue
+        kind = types[spec.name]
+        options: dict[str, object] = {"help": spec.metadata["help"]}
+        if kind is bool:
+            options["action"] = "store_true"
+        elif spec.name == "pdfs":
+            options.update(nargs="+", default=[])
+        else:
+            options["default"] = spec.default
+            if kind in (int, float):
+                options["type"] = kind
+        if spec.metadata["secret"] and spec.metadata["env"]:
+            # A variable keeps the secret out of `ps` and shell history.
+            options["default"] = os.environ.get(spec.metadata["env"])
+        flags.append((spec.name, options))
+    return flags
 
 
 _VLLM_FLAGS: list[tuple[str, dict[str, object]]] = [
@@ -90,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run every stage for the given inputs in this process")
     run.add_argument("workspace", help="output folder (or s3://bucket/prefix)")
-    _add_flags(run, _FLAGS)
+    _add_flags(run, run_flags())
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     gpu = run.add_argument_group(
         "local GPU mode: start `vllm serve --model MODEL` here (pip install 'ocr-pipeline[gpu]')"
@@ -108,11 +89,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def write_viewer(args: argparse.Namespace) -> int:
     """Write the viewer HTML for one group."""
-    from pathlib import Path
-
-    from ocr_pipeline.storage import open_workspace
-    from ocr_pipeline.viewer import render_group_html
-
     try:
         page = render_group_html(open_workspace(args.workspace), args.group, args.max_pages)
     except FileNotFoundError:
@@ -126,10 +102,6 @@ def write_viewer(args: argparse.Namespace) -> int:
 
 def print_pending(workspace_uri: str) -> int:
     """List groups without a shard (never run, failed, or blocked by a check): the backfill to launch."""
-    from ocr_pipeline.layout import dolma_key
-    from ocr_pipeline.stages.inventory import list_groups
-    from ocr_pipeline.storage import open_workspace
-
     workspace = open_workspace(workspace_uri)
     for group in list_groups(workspace):
         if not workspace.exists(dolma_key(group)):
@@ -141,7 +113,7 @@ def settings_from_args(args: argparse.Namespace) -> PipelineSettings:
     """Plain settings from parsed flags."""
     return PipelineSettings(
         workspace=args.workspace,
-        **{name: getattr(args, name) for name, _ in _FLAGS},
+        **{name: getattr(args, name) for name, _ in run_flags()},
     ).validate()
 
 
@@ -161,10 +133,8 @@ def print_summary(s: RunSummary) -> None:
 
 def _run_with_managed_vllm(args: argparse.Namespace, settings: PipelineSettings) -> RunSummary:
     """Start `vllm serve` (the same launch settings the Kubernetes pod uses), run against it, stop it."""
-    import shlex
-
-    from ocr_pipeline.defs.local_run import run_local
-    from ocr_pipeline.vlm.launcher import ManagedVllmServer, VllmLaunchSettings
+    # Imported here to save start-up time: Dagster loads only when a run starts, not for --help or `pending`.
+    from ocr_pipeline.local_run import run_local
 
     launch = VllmLaunchSettings(
         model=settings.model,
@@ -198,10 +168,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if not settings.pdfs:
         print("ocr-pipeline: no --pdfs given; resuming the groups already in the workspace", file=sys.stderr)
-    from ocr_pipeline.defs.local_run import run_local
-    from ocr_pipeline.sources import InputSpecError, check_specs
-    from ocr_pipeline.vlm.client import ServerNotReadyError
-    from ocr_pipeline.vlm.launcher import VllmServerError
+    # Imported here to save start-up time: Dagster loads only when a run starts, not for --help or `pending`.
+    from ocr_pipeline.local_run import run_local
 
     try:
         check_specs(settings.pdfs)

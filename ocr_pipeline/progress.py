@@ -6,6 +6,8 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from tqdm import tqdm
+
 
 class ProgressSink(Protocol):
     """Receives stage progress: a new phase with its expected total, then increments."""
@@ -36,8 +38,6 @@ class TqdmProgress:
 
     def phase(self, name: str, total: int) -> None:
         """Close the previous bar and open a new one."""
-        from tqdm import tqdm
-
         self.close()
         self._bar = tqdm(total=total or None, desc=f"{self.prefix}{name}", unit="page", disable=self._disable)
 

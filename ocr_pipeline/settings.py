@@ -1,8 +1,20 @@
-"""Pipeline settings shared by the CLI, the Dagster resources and the OCR worker (no Dagster here)."""
+"""Every setting declared once: name, default, help and environment variable; the CLI, Dagster and env derive from it.
+
+`PipelineSettings` holds what one run needs (the `ocr-pipeline run` flags, the Dagster `pipeline_config` resource,
+the `OCR_PIPELINE_*` variables a code location reads). `DeploymentSettings` holds what only a deployment tunes
+(the sensor's bounds, schedules, the executor). Both are plain dataclasses: no Dagster here.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import types
+import typing
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 PIPELINE_VERSION = "0.1.0"
@@ -12,35 +24,92 @@ DEFAULT_PAGES_PER_GROUP = 500
 DEFAULT_TARGET_LONGEST_IMAGE_DIM = 1288
 DEFAULT_MAX_PAGE_RETRIES = 8
 DEFAULT_MAX_PAGE_ERROR_RATE = 0.004
+DEFAULT_MODEL = "allenai/olmOCR-2-7B-1025-FP8"
 # A rendered page never exceeds this many pixels, whatever the PDF claims its size is.
 MAX_PAGE_PIXELS = 1288 * 1288 * 4
 # A PDF with more pages than this is rejected rather than allowed to occupy a whole group.
 MAX_PAGES_PER_PDF = 5000
 # Input files larger than this are rejected before they are read.
 MAX_INPUT_BYTES = 512 * 1024 * 1024
-# How the VLM worker is started: a subprocess next to Dagster, or a GPU pod per partition (ocr_pipeline.k8s).
+# How the VLM worker is started: a subprocess next to Dagster, or a GPU pod per partition (ocr_pipeline.launch.k8s).
 OCR_LAUNCHERS = ("subprocess", "k8s")
+ENV_PREFIX = "OCR_PIPELINE_"
+
+
+def samples_dir() -> Path:
+    """The sample PDFs shipped inside the package (the default inputs of a code location)."""
+    return Path(str(resources.files("ocr_pipeline") / "samples"))
+
+
+def option(
+    default: Any,
+    help: str,  # noqa: A002 - the word argparse uses
+    *,
+    env: str | None = None,
+    flag: bool = True,
+    dagster: bool = True,
+    secret: bool = False,
+    env_default: Callable[[], Any] | None = None,
+) -> Any:
+    """A dataclass field carrying its help text, its variable (`OCR_PIPELINE_<env>`) and where it surfaces."""
+    meta = {"help": help, "env": ENV_PREFIX + env if env else None, "flag": flag, "dagster": dagster}
+    meta.update(secret=secret, env_default=env_default)
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata=meta)
+    return field(default=default, metadata=meta)
 
 
 @dataclass
 class PipelineSettings:
-    """Everything a run needs to know; the CLI's flags map one to one onto these fields."""
+    """Everything a run needs to know; each field is a CLI flag, a `pipeline_config` field and a variable."""
 
-    workspace: str
-    pdfs: list[str] = field(default_factory=list)
-    server: str | None = None
-    model: str = "allenai/olmOCR-2-7B-1025-FP8"
-    api_key: str | None = None
-    markdown: bool = False
-    apply_filter: bool = False
-    pages_per_group: int = DEFAULT_PAGES_PER_GROUP
-    workers: int = 1
-    max_concurrent_requests: int = 64
-    max_page_retries: int = DEFAULT_MAX_PAGE_RETRIES
-    max_page_error_rate: float = DEFAULT_MAX_PAGE_ERROR_RATE
-    target_longest_image_dim: int = DEFAULT_TARGET_LONGEST_IMAGE_DIM
-    guided_decoding: bool = False
-    ocr_launcher: str = "subprocess"
+    workspace: str = option(
+        "",
+        "output folder or s3://bucket/prefix",
+        env="WORKSPACE",
+        flag=False,  # the positional WORKSPACE argument
+        env_default=lambda: str(Path.cwd() / "ocr-workspace"),
+    )
+    pdfs: list[str] = option(
+        [],
+        "PDFs, images, folders, globs, .txt lists or .tar.gz archives (env: comma-separated)",
+        env="PDFS",
+        env_default=lambda: [str(samples_dir())],
+    )
+    server: str | None = option(None, "OpenAI-compatible endpoint (vLLM); without it the CPU engine runs", env="SERVER")
+    model: str = option(DEFAULT_MODEL, "model name sent to the server", env="MODEL")
+    api_key: str | None = option(
+        None, "bearer token for the server (never logged; default $OCR_PIPELINE_API_KEY)", env="API_KEY", secret=True
+    )
+    markdown: bool = option(False, "also write markdown/<input path>.md per document", env="MARKDOWN")
+    apply_filter: bool = option(False, "drop forms, non-English and SEO spam (as rejections)", env="APPLY_FILTER")
+    pages_per_group: int = option(DEFAULT_PAGES_PER_GROUP, "pages per work group", env="PAGES_PER_GROUP")
+    workers: int = option(1, "work groups processed at once", dagster=False)
+    max_concurrent_requests: int = option(64, "requests in flight to the server", env="MAX_CONCURRENT_REQUESTS")
+    max_page_retries: int = option(DEFAULT_MAX_PAGE_RETRIES, "attempts per page", env="MAX_PAGE_RETRIES")
+    max_page_error_rate: float = option(
+        DEFAULT_MAX_PAGE_ERROR_RATE, "largest share of fallback pages a document may have", env="MAX_PAGE_ERROR_RATE"
+    )
+    target_longest_image_dim: int = option(
+        DEFAULT_TARGET_LONGEST_IMAGE_DIM,
+        "longest side of rendered page images, in pixels",
+        env="TARGET_LONGEST_IMAGE_DIM",
+    )
+    guided_decoding: bool = option(
+        False, "send olmOCR's regex as guided_regex and structured_outputs", env="GUIDED_DECODING"
+    )
+    server_ready_timeout: float = option(
+        600.0, "seconds the OCR worker waits for the server's GET /v1/models", env="SERVER_READY_TIMEOUT_S"
+    )
+    hourly_cost_usd: float = option(
+        0.0, "what the OCR machine or GPU costs an hour; adds usd_per_million_pages", env="HOURLY_COST_USD"
+    )
+    ocr_launcher: str = option(
+        "subprocess",
+        "where the VLM worker runs: subprocess, or k8s (a GPU pod per partition)",
+        env="LAUNCHER",
+        flag=False,
+    )
 
     def validate(self) -> PipelineSettings:
         """Raise ValueError with a clear message for out-of-range values; returns self."""
@@ -56,13 +125,107 @@ class PipelineSettings:
             raise ValueError("max_page_retries must be at least 1")
         if self.workers < 1 or self.max_concurrent_requests < 1:
             raise ValueError("workers and max_concurrent_requests must be at least 1")
+        if self.server_ready_timeout <= 0:
+            raise ValueError("server_ready_timeout must be positive")
         if self.ocr_launcher not in OCR_LAUNCHERS:
             raise ValueError(f"ocr_launcher must be one of {', '.join(OCR_LAUNCHERS)}")
         return self
 
     def to_dict(self, *, redact: bool = True) -> dict[str, Any]:
-        """A plain dict; the API key is masked unless `redact` is False."""
+        """A plain dict; secrets are masked unless `redact` is False."""
         data = asdict(self)
-        if redact and data.get("api_key"):
-            data["api_key"] = "***"
+        for spec in fields_of(PipelineSettings):
+            if redact and spec.metadata["secret"] and data.get(spec.name):
+                data[spec.name] = "***"
         return data
+
+
+@dataclass
+class DeploymentSettings:
+    """What a deployment tunes beside the run settings: sensor bounds, schedules, executor, checks folder."""
+
+    sensor_max_new_inputs: int = option(20_000, "new inputs one sensor tick scans at most", env="SENSOR_MAX_NEW_INPUTS")
+    sensor_max_groups: int = option(500, "work groups one sensor tick checks (round-robin)", env="SENSOR_MAX_GROUPS")
+    sensor_max_runs: int = option(100, "runs one sensor tick requests at most", env="SENSOR_MAX_RUNS")
+    sensor_max_retries: int = option(2, "automatic reruns of a failing partition", env="SENSOR_MAX_RETRIES")
+    scan_cron: str = option("0 * * * *", "cron of the default scan_sources schedule", env="SCAN_CRON")
+    sources_file: str = option(
+        "", "YAML file of sources, one scan schedule each (name, pdfs, cron)", env="SOURCES_FILE"
+    )
+    executor: str = option("", "k8s: each step in its own pod (k8s_job_executor); default: Dagster's", env="EXECUTOR")
+    checks_dir: str = option("", "folder of data-test YAML replacing the shipped checks", env="CHECKS_DIR")
+
+
+def fields_of(cls: type) -> Iterator[dataclasses.Field[Any]]:
+    """The declared fields of a settings class."""
+    yield from dataclasses.fields(cls)
+
+
+def field_types(cls: type) -> dict[str, Any]:
+    """Field name -> evaluated type (the annotations above are strings under `from __future__ import annotations`)."""
+    return typing.get_type_hints(cls)
+
+
+def _unwrap_optional(kind: Any) -> Any:
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):
+        return next(arg for arg in typing.get_args(kind) if arg is not type(None))
+    return kind
+
+
+def parse_env_value(kind: Any, raw: str) -> Any:
+    """A variable's text as the field's type: `1`/`true` for booleans, commas between list items."""
+    base = _unwrap_optional(kind)
+    if base is bool:
+        return raw.strip().lower() in ("1", "true", "yes", "on")
+    if base is int:
+        return int(raw)
+    if base is float:
+        return float(raw)
+    if typing.get_origin(base) is list:
+        return [item.strip() for item in raw.split(",") if item.strip()]
+    return raw
+
+
+def values_from_env(cls: type, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Field values from their variables; unset ones take their env default, else the declared default."""
+    env = os.environ if environ is None else environ
+    types = field_types(cls)
+    values: dict[str, Any] = {}
+    for spec in fields_of(cls):
+        name, meta = spec.name, spec.metadata
+        raw = env.get(meta["env"]) if meta["env"] else None
+        if raw is not None and raw != "":
+            values[name] = parse_env_value(types[name], raw)
+        elif meta["env_default"] is not None:
+            values[name] = meta["env_default"]()
+    return values
+
+
+def settings_from_env(environ: Mapping[str, str] | None = None) -> PipelineSettings:
+    """Run settings from OCR_PIPELINE_* variables: what `dagster dev` and the daemon's runs use."""
+    return PipelineSettings(**values_from_env(PipelineSettings, environ))
+
+
+def deployment_from_env(environ: Mapping[str, str] | None = None) -> DeploymentSettings:
+    """Deployment settings from OCR_PIPELINE_* variables."""
+    return DeploymentSettings(**values_from_env(DeploymentSettings, environ))
+
+
+def environment_rows() -> list[tuple[str, str, str]]:
+    """(variable, default, meaning) for every variable of both settings classes: the README's table."""
+    rows = []
+    for cls in (PipelineSettings, DeploymentSettings):
+        for spec in fields_of(cls):
+            if spec.metadata["env"]:
+                default = spec.default if spec.default is not dataclasses.MISSING else spec.default_factory()  # type: ignore[misc]
+                rows.append((spec.metadata["env"], _shown_default(spec.name, default), spec.metadata["help"]))
+    return rows
+
+
+def _shown_default(name: str, default: Any) -> str:
+    described = {"workspace": "./ocr-workspace", "pdfs": "the bundled samples"}
+    if name in described:
+        return described[name]
+    if default in (None, "", []):
+        return "unset"
+    return str(default).lower() if isinstance(default, bool) else str(default)

@@ -9,10 +9,9 @@ from typing import Any
 
 from PIL import Image
 
-from ocr_pipeline.dolma import read_gzip_jsonl
-from ocr_pipeline.layout import dolma_key, pages_key, rejected_key
-from ocr_pipeline.storage import Workspace
-from ocr_pipeline.tables import iter_batches, read_jsonl
+from ocr_pipeline.workspace.keys import dolma_key, pages_key, rejected_key
+from ocr_pipeline.workspace.storage import Workspace
+from ocr_pipeline.workspace.tables import iter_batches, read_gzip_jsonl, read_jsonl
 
 # Thumbnails keep a viewer of hundreds of pages to a few megabytes.
 THUMBNAIL_PX = 700

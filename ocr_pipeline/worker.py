@@ -13,15 +13,17 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from ocr_pipeline.engines import result_settings_key
+from dagster_pipes import DAGSTER_PIPES_CONTEXT_ENV_VAR, open_dagster_pipes
+
+from ocr_pipeline.engines.base import result_settings_key
+from ocr_pipeline.engines.vlm.client import wait_for_server
+from ocr_pipeline.engines.vlm.vlm_engine import VlmEngine
 from ocr_pipeline.settings import PipelineSettings
-from ocr_pipeline.stages.ocr import OcrResult, ocr_group
-from ocr_pipeline.storage import open_workspace
+from ocr_pipeline.stages.vlm_ocr_outputs import OcrResult, ocr_group
+from ocr_pipeline.workspace.storage import open_workspace
 
 API_KEY_ENV = "OCR_PIPELINE_API_KEY"
 SETTINGS_ENV = "OCR_PIPELINE_SETTINGS"
-# How long the worker waits for the server's GET /v1/models before giving up (a vLLM start loads weights).
-SERVER_READY_TIMEOUT_ENV = "OCR_PIPELINE_SERVER_READY_TIMEOUT_S"
 
 
 def worker_invocation(settings: PipelineSettings, group: str) -> tuple[list[str], dict[str, str]]:
@@ -34,7 +36,7 @@ def worker_invocation(settings: PipelineSettings, group: str) -> tuple[list[str]
     return ["-m", "ocr_pipeline.worker", "--group", group], env
 
 
-def settings_from_env(environ: dict[str, str] | None = None) -> PipelineSettings:
+def settings_from_launch(environ: dict[str, str] | None = None) -> PipelineSettings:
     """Rebuild the settings a worker was launched with (see worker_invocation)."""
     environ = dict(os.environ if environ is None else environ)
     if SETTINGS_ENV not in environ:
@@ -46,13 +48,9 @@ def settings_from_env(environ: dict[str, str] | None = None) -> PipelineSettings
 
 def run_vlm_group(settings: PipelineSettings, group: str, log: Any = print) -> OcrResult:
     """OCR one group against the VLM server: wait for readiness, then every page with bounded concurrency."""
-    from ocr_pipeline.vlm.client import wait_for_server
-    from ocr_pipeline.vlm.engine import VlmEngine
-
     if not settings.server:
         raise ValueError("the VLM worker needs a server URL")
-    timeout = float(os.environ.get(SERVER_READY_TIMEOUT_ENV, "600"))
-    models = asyncio.run(wait_for_server(settings.server, timeout))
+    models = asyncio.run(wait_for_server(settings.server, settings.server_ready_timeout))
     log(f"server {settings.server} ready, serving {models}")
     engine = VlmEngine(
         settings.server,
@@ -87,9 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ocr_pipeline.worker")
     parser.add_argument("--group", required=True, help="the work group (partition key) to OCR")
     args = parser.parse_args(argv)
-    from dagster_pipes import DAGSTER_PIPES_CONTEXT_ENV_VAR, open_dagster_pipes
-
-    settings = settings_from_env()
+    settings = settings_from_launch()
     if DAGSTER_PIPES_CONTEXT_ENV_VAR not in os.environ:
         print(json.dumps(summary(run_vlm_group(settings, args.group))))
         return 0

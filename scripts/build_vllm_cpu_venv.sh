@@ -75,7 +75,7 @@ EOF
 fi
 (cd / && "$VENV/bin/python" -c "import torchvision.transforms.v2.functional, vllm; print('vllm', vllm.__version__)")
 
-# 3. `vllm serve MODEL ...` wrapper: ocr_pipeline.vlm.launcher builds `<executable> serve <model> <flags>`;
+# 3. `vllm serve MODEL ...` wrapper: ocr_pipeline.launch.vllm_server builds `<executable> serve <model> <flags>`;
 #    this venv's server starts as `python -m vllm.entrypoints.openai.api_server --model <model> <flags>`.
 cat >"$VENV/bin/vllm-api-server" <<EOF
 #!/usr/bin/env bash

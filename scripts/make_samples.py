@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+from tests.support import pdfgen
 
-import pdfgen  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 OUT = ROOT / "ocr_pipeline" / "samples"
 BENCH = ROOT.parent / "shared" / "data" / "pdf-parse-bench" / "2026-q1-formulas-only" / "pdfs" / "000.pdf"

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import io
+import os
 import tarfile
 from pathlib import Path
 
 import pytest
 
-import pdfgen
+from tests.support import pdfgen
+from tests.support.pdfgen import add_tar_member
 
+REPO = Path(__file__).resolve().parents[1]
+# Child processes (the fake vLLM, the sandbox's misbehaving children, the VLM test server) import tests.support too:
+# the repository root goes on their PYTHONPATH as pytest puts it on ours.
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "pdf-parse-bench"
-
-
-def add_tar_member(tar: tarfile.TarFile, name: str, data: bytes) -> None:
-    """Add bytes under any member name (even `../x.pdf`, which tarfile itself would accept)."""
-    info = tarfile.TarInfo(name)
-    info.size = len(data)
-    tar.addfile(info, io.BytesIO(data))
 
 
 @pytest.fixture

@@ -6,10 +6,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ocr_pipeline.checks.expressions import Evaluator, parse_expression
-from ocr_pipeline.dolma import read_gzip_jsonl
-from ocr_pipeline.layout import dolma_key, filtered_key, inventory_key, ocr_key, pages_key, rejected_key
-from ocr_pipeline.storage import Workspace
-from ocr_pipeline.tables import read_jsonl, read_table
+from ocr_pipeline.workspace.keys import dolma_key, filtered_key, inventory_key, ocr_key, pages_key, rejected_key
+from ocr_pipeline.workspace.storage import Workspace
+from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_jsonl, read_table
 
 # Page images are megabytes each: the checks read every column of pages/<group>.parquet but `png`.
 PAGE_COLUMNS = ["source", "sha256", "page_num", "width", "height", "text_layer_trusted", "render_error"]

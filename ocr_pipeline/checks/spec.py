@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -235,3 +236,8 @@ def load_dir(directory: Path) -> Suite:
     for path in sorted([*directory.glob("*.yml"), *directory.glob("*.yaml")]):
         load_file(path, suite)
     return suite
+
+
+def shipped_checks_dir() -> Path:
+    """The data tests shipped inside the package (read with importlib.resources, so an installed wheel finds them)."""
+    return Path(str(resources.files("ocr_pipeline.checks") / "dbt_like_checks"))

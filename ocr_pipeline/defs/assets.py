@@ -10,18 +10,17 @@ from dagster import (
 )
 from dagster_aws.s3 import S3Resource
 
-from ocr_pipeline.defs.ocr_step import run_ocr_step
 from ocr_pipeline.defs.partitions import work_groups
-from ocr_pipeline.defs.resources import PipelineConfig
-from ocr_pipeline.defs.s3_resources import client_if_s3
-from ocr_pipeline.layout import dolma_key, filtered_key, pages_key, rejected_key
+from ocr_pipeline.defs.resources import PipelineConfig, client_if_s3
+from ocr_pipeline.launch.ocr_step import run_ocr_step
 from ocr_pipeline.progress import LoggingProgress, NullProgress, ProgressSink
 from ocr_pipeline.settings import PipelineSettings
-from ocr_pipeline.stages.filtering import filter_group
-from ocr_pipeline.stages.inventory import list_groups, scan_inputs
-from ocr_pipeline.stages.rendering import expected_pages, render_group
-from ocr_pipeline.stages.shards import build_group_shard
-from ocr_pipeline.storage import Workspace, open_workspace
+from ocr_pipeline.stages.dolma_shards import build_group_shard
+from ocr_pipeline.stages.filtered_pdfs import filter_group
+from ocr_pipeline.stages.page_images import expected_pages, render_group
+from ocr_pipeline.stages.pdf_inventory import list_groups, scan_inputs
+from ocr_pipeline.workspace.keys import dolma_key, filtered_key, pages_key, rejected_key
+from ocr_pipeline.workspace.storage import Workspace, open_workspace
 
 MAX_COMFORTABLE_PARTITIONS = 10_000
 
@@ -63,7 +62,7 @@ def pdf_inventory(
         context.instance.add_dynamic_partitions(work_groups.name, missing)
     context.log.info(f"{result.new_inputs} new inputs in {len(result.new_groups)} new groups")
     if len(groups) > MAX_COMFORTABLE_PARTITIONS:
-        # Dagster's UI and backfill daemon slow down past tens of thousands of partitions (DESIGN §2).
+        # Dagster's UI and backfill daemon slow down past tens of thousands of partitions.
         context.log.warning(
             f"{len(groups)} work groups: raise pages_per_group (now {settings.pages_per_group}) for new inputs"
         )
@@ -168,3 +167,6 @@ def dolma_shards(
             "ledger": MetadataValue.path(f"{workspace.uri}/{rejected_key(group)}"),
         }
     )
+
+
+ALL_ASSETS = [pdf_inventory, filtered_pdfs, page_images, vlm_ocr_outputs, dolma_shards]

@@ -2,7 +2,6 @@
 
 # No `from __future__ import annotations`: Dagster inspects the real type of the check's `context` hint.
 
-import os
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,18 +20,16 @@ from dagster import (
 )
 
 from ocr_pipeline.checks.loaders import PartitionData
-from ocr_pipeline.checks.spec import TestSpec, load_dir
-from ocr_pipeline.checks.tests_impl import evaluate
+from ocr_pipeline.checks.registry import evaluate
+from ocr_pipeline.checks.spec import TestSpec, load_dir, shipped_checks_dir
 from ocr_pipeline.defs.partitions import work_groups
-from ocr_pipeline.storage import open_workspace
-
-# The YAML lives at the repository's top level; OCR_PIPELINE_CHECKS_DIR points elsewhere (tests, deployments).
-DEFAULT_CHECKS_DIR = Path(__file__).resolve().parents[2] / "dbt_like_checks"
+from ocr_pipeline.settings import deployment_from_env
+from ocr_pipeline.workspace.storage import open_workspace
 
 
 def checks_dir() -> Path:
-    """The folder of YAML tests this code location compiles."""
-    return Path(os.environ.get("OCR_PIPELINE_CHECKS_DIR") or DEFAULT_CHECKS_DIR)
+    """The folder of YAML tests this code location compiles: OCR_PIPELINE_CHECKS_DIR, else the shipped ones."""
+    return Path(deployment_from_env().checks_dir or shipped_checks_dir())
 
 
 def _description(test: TestSpec) -> str:
@@ -102,6 +99,3 @@ def build_asset_checks(directory: Path | None = None) -> list[AssetChecksDefinit
     """Compile a folder of YAML tests; ChecksConfigError (with file and line) for anything invalid."""
     suite = load_dir(directory or checks_dir())
     return [_asset_checks(asset, tests) for asset, tests in sorted(suite.tests.items()) if tests]
-
-
-ALL_CHECKS = build_asset_checks()

@@ -1,24 +1,27 @@
-"""The code location `dagster dev -w workspace.yaml` loads."""
+"""The code location: one function builds every Dagster object; `dagster dev` loads `defs`, the CLI calls it too."""
 
-import os
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from dagster import Definitions, ExecutorDefinition
 
-from ocr_pipeline.defs.assets import dolma_shards, filtered_pdfs, page_images, pdf_inventory, vlm_ocr_outputs
-from ocr_pipeline.defs.automation import scan_schedules, work_group_sensor
-from ocr_pipeline.defs.checks import ALL_CHECKS
+from ocr_pipeline.defs.assets import ALL_ASSETS
+from ocr_pipeline.defs.checks import build_asset_checks
 from ocr_pipeline.defs.jobs import inventory_job, ocr_job
-from ocr_pipeline.defs.resources import config_from_env
-from ocr_pipeline.defs.s3_resources import s3_resource_from_env
-from ocr_pipeline.progress import NullProgress
+from ocr_pipeline.defs.resources import pipeline_resources
+from ocr_pipeline.defs.schedules import scan_schedules
+from ocr_pipeline.defs.sensors import work_group_sensor
+from ocr_pipeline.settings import deployment_from_env
 
-ALL_ASSETS = [pdf_inventory, filtered_pdfs, page_images, vlm_ocr_outputs, dolma_shards]
 
-
-def executor_from_env() -> ExecutorDefinition | None:
+def executor_from_env(environ: Mapping[str, str] | None = None) -> ExecutorDefinition | None:
     """OCR_PIPELINE_EXECUTOR=k8s runs each step in its own pod (k8s_job_executor); otherwise Dagster's default."""
-    choice = os.environ.get("OCR_PIPELINE_EXECUTOR", "")
+    choice = deployment_from_env(environ).executor
     if choice == "k8s":
+        # Imported here to save start-up time: dagster_k8s pulls in the kubernetes client, which local
+        # deployments never need.
         from dagster_k8s import k8s_job_executor
 
         return k8s_job_executor
@@ -27,17 +30,17 @@ def executor_from_env() -> ExecutorDefinition | None:
     return None
 
 
-defs = Definitions(
-    assets=ALL_ASSETS,
-    asset_checks=ALL_CHECKS,
-    jobs=[inventory_job, ocr_job],
-    sensors=[work_group_sensor],
-    schedules=scan_schedules(),
-    resources={
-        "pipeline_config": config_from_env(),
-        "progress": NullProgress(),
-        "workspace_s3": s3_resource_from_env("workspace"),
-        "input_s3": s3_resource_from_env("input"),
-    },
-    executor=executor_from_env(),
-)
+def build_definitions(resources: dict[str, Any] | None = None, *, with_automation: bool = True) -> Definitions:
+    """Every asset, check, job, sensor and schedule, wired to `resources` (default: from the environment)."""
+    return Definitions(
+        assets=ALL_ASSETS,
+        asset_checks=build_asset_checks(),
+        jobs=[inventory_job, ocr_job],
+        sensors=[work_group_sensor] if with_automation else [],
+        schedules=scan_schedules() if with_automation else [],
+        resources=resources if resources is not None else pipeline_resources(),
+        executor=executor_from_env(),
+    )
+
+
+defs = build_definitions()

@@ -1,4 +1,4 @@
-"""Work groups: the dynamic partitions every per-group asset is split by (DESIGN §2)."""
+"""Work groups: the dynamic partitions every per-group asset is split by."""
 
 from dagster import DynamicPartitionsDefinition
 

@@ -1,67 +1,84 @@
-"""Dagster resources: the pipeline's settings, read from the environment when `dagster dev` loads them."""
+"""Dagster resources: the run settings as `pipeline_config`, and one S3Resource per bucket role."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+import dataclasses
+import types
+from collections.abc import Mapping
+from typing import Any
 
 from dagster import ConfigurableResource, EnvVar
+from dagster_aws.s3 import S3Resource
+from pydantic import Field
 
-from ocr_pipeline.settings import (
-    DEFAULT_MAX_PAGE_ERROR_RATE,
-    DEFAULT_MAX_PAGE_RETRIES,
-    DEFAULT_PAGES_PER_GROUP,
-    DEFAULT_TARGET_LONGEST_IMAGE_DIM,
-    PipelineSettings,
-)
-
-SAMPLES_DIR = Path(__file__).resolve().parent.parent / "samples"
+from ocr_pipeline.progress import NullProgress
+from ocr_pipeline.settings import PipelineSettings, field_types, fields_of, settings_from_env
+from ocr_pipeline.workspace.s3 import CLIENT_RETRIES, role_variables
 
 
-class PipelineConfig(ConfigurableResource):
-    """Where inputs come from, where outputs go, and how pages are read (the CLI flags, as a resource)."""
-
-    workspace: str
-    pdfs: list[str] = []
-    server: str | None = None
-    model: str = "allenai/olmOCR-2-7B-1025-FP8"
-    api_key: str | None = None
-    markdown: bool = False
-    apply_filter: bool = False
-    pages_per_group: int = DEFAULT_PAGES_PER_GROUP
-    max_concurrent_requests: int = 64
-    max_page_retries: int = DEFAULT_MAX_PAGE_RETRIES
-    max_page_error_rate: float = DEFAULT_MAX_PAGE_ERROR_RATE
-    target_longest_image_dim: int = DEFAULT_TARGET_LONGEST_IMAGE_DIM
-    guided_decoding: bool = False
-    ocr_launcher: str = "subprocess"  # "k8s": a GPU pod per partition (OCR_PIPELINE_K8S_* configure it)
-
+class _PipelineConfigBase(ConfigurableResource):
     def settings(self) -> PipelineSettings:
-        """The validated plain settings the stages take (every field here is a PipelineSettings field)."""
+        """The validated plain settings the stages take."""
         values = {name: getattr(self, name) for name in type(self).model_fields}
-        return PipelineSettings(**{**values, "pdfs": list(self.pdfs)}).validate()
+        return PipelineSettings(**{**values, "pdfs": list(values.get("pdfs") or [])}).validate()
 
     @classmethod
-    def from_settings(cls, settings: PipelineSettings) -> PipelineConfig:
+    def from_settings(cls, settings: PipelineSettings) -> Any:
         """The resource for settings built elsewhere (the CLI)."""
-        fields = settings.to_dict(redact=False)
-        fields.pop("workers", None)
-        return cls(**fields)
+        names = set(cls.model_fields)
+        return cls(**{k: v for k, v in settings.to_dict(redact=False).items() if k in names})
 
 
-def config_from_env() -> PipelineConfig:
-    """Settings for `dagster dev`: OCR_PIPELINE_* variables, else the bundled samples into ./ocr-workspace."""
-    env = os.environ
-    pdfs = [p for p in env.get("OCR_PIPELINE_PDFS", str(SAMPLES_DIR)).split(",") if p.strip()]
-    return PipelineConfig(
-        workspace=env.get("OCR_PIPELINE_WORKSPACE", str(Path.cwd() / "ocr-workspace")),
-        pdfs=pdfs,
-        server=env.get("OCR_PIPELINE_SERVER") or None,
-        model=env.get("OCR_PIPELINE_MODEL", "allenai/olmOCR-2-7B-1025-FP8"),
-        # An EnvVar keeps the key's value out of the UI's resource view and the run config.
-        api_key=EnvVar("OCR_PIPELINE_API_KEY") if env.get("OCR_PIPELINE_API_KEY") else None,
-        markdown=env.get("OCR_PIPELINE_MARKDOWN", "0") == "1",
-        apply_filter=env.get("OCR_PIPELINE_APPLY_FILTER", "0") == "1",
-        pages_per_group=int(env.get("OCR_PIPELINE_PAGES_PER_GROUP", DEFAULT_PAGES_PER_GROUP)),
-        ocr_launcher=env.get("OCR_PIPELINE_LAUNCHER", "subprocess"),
-    )
+def _config_namespace(namespace: dict[str, Any]) -> None:
+    # Each PipelineSettings field that Dagster may set becomes a config field, with its help as description.
+    types_ = field_types(PipelineSettings)
+    annotations: dict[str, Any] = {}
+    for spec in fields_of(PipelineSettings):
+        if not spec.metadata["dagster"]:
+            continue
+        annotations[spec.name] = types_[spec.name]
+        if spec.default_factory is not dataclasses.MISSING:
+            namespace[spec.name] = Field(default_factory=spec.default_factory, description=spec.metadata["help"])
+        else:
+            namespace[spec.name] = Field(default=spec.default, description=spec.metadata["help"])
+    namespace["__annotations__"] = annotations
+    namespace["__module__"] = __name__
+    namespace["__doc__"] = "Where inputs come from, where outputs go, and how pages are read (the run settings)."
+
+
+PipelineConfig = types.new_class("PipelineConfig", (_PipelineConfigBase,), exec_body=_config_namespace)
+
+
+def config_from_env(environ: Mapping[str, str] | None = None) -> Any:
+    """`pipeline_config` from OCR_PIPELINE_* variables; secrets stay EnvVars, so the UI never shows their value."""
+    settings = settings_from_env(environ)
+    fields: dict[str, Any] = {}
+    for spec in fields_of(PipelineSettings):
+        if not spec.metadata["dagster"]:
+            continue
+        value = getattr(settings, spec.name)
+        if spec.metadata["secret"]:
+            value = EnvVar(spec.metadata["env"]) if value else None
+        fields[spec.name] = value
+    return PipelineConfig(**fields)
+
+
+def s3_resource_from_env(role: str, environ: Mapping[str, str] | None = None) -> S3Resource:
+    """The S3Resource for `workspace` or `input`; values stay EnvVars so the UI never shows a secret."""
+    fields = {name: EnvVar(var) for name, var in role_variables(role, environ).items()}
+    return S3Resource(max_attempts=CLIENT_RETRIES, **fields)
+
+
+def client_if_s3(resource: S3Resource, *uris: str) -> Any:
+    """A boto3 client when any URI is on S3 (building one for local runs would need no credentials, but costs)."""
+    return resource.get_client() if any(u.startswith("s3://") for u in uris) else None
+
+
+def pipeline_resources(settings: PipelineSettings | None = None, progress: Any = None) -> dict[str, Any]:
+    """Every resource the assets need: run settings given (the CLI) or from the environment (a code location)."""
+    return {
+        "pipeline_config": config_from_env() if settings is None else PipelineConfig.from_settings(settings),
+        "progress": progress if progress is not None else NullProgress(),
+        "workspace_s3": s3_resource_from_env("workspace"),
+        "input_s3": s3_resource_from_env("input"),
+    }

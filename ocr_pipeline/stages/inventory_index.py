@@ -11,9 +11,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from ocr_pipeline.layout import inventory_key
-from ocr_pipeline.storage import Workspace
-from ocr_pipeline.tables import read_rows, write_table
+from ocr_pipeline.workspace.keys import inventory_key
+from ocr_pipeline.workspace.storage import Workspace
+from ocr_pipeline.workspace.tables import read_rows, write_table
 
 INDEX_PREFIX = "inventory/index/"
 INDEX_COLUMNS = ["source", "sha256", "etag", "size", "status", "group"]

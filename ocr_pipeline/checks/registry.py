@@ -1,0 +1,26 @@
+"""Every test type by name, and the one function that runs a test on a partition."""
+
+from __future__ import annotations
+
+from ocr_pipeline.checks.domain_tests import DOMAIN_TESTS
+from ocr_pipeline.checks.expressions import ExpressionError
+from ocr_pipeline.checks.generic_tests import GENERIC_TESTS, Implementation, Outcome
+from ocr_pipeline.checks.loaders import MissingOutput, PartitionData
+from ocr_pipeline.checks.spec import TestSpec
+
+
+def implementations() -> dict[str, Implementation]:
+    """Test type -> function: the generic tests and the domain tests."""
+    return {**GENERIC_TESTS, **DOMAIN_TESTS}
+
+
+def evaluate(spec: TestSpec, data: PartitionData) -> Outcome:
+    """Run one test; a missing output or a broken expression is a failed test that says why, not a crash."""
+    try:
+        outcome = implementations()[spec.type](spec, data)
+    except (MissingOutput, ExpressionError) as exc:
+        outcome = Outcome(False, str(exc), {"error": str(exc)})
+    except Exception as exc:  # noqa: BLE001 - a broken test must show on its check, not hide the others
+        outcome = Outcome(False, f"the test raised {type(exc).__name__}: {exc}", {"error": repr(exc)})
+    outcome.metadata.setdefault("declared_in", spec.where)
+    return outcome

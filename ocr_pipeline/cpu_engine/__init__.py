@@ -1,5 +1,0 @@
-"""The embedded CPU OCR engine: PDF text layer plus RapidOCR, with orientation and reading order."""
-
-from ocr_pipeline.cpu_engine.engine import CpuEngine, detect_language
-
-__all__ = ["CpuEngine", "detect_language"]

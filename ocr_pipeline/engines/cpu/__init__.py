@@ -1,0 +1,5 @@
+"""The embedded CPU OCR engine: PDF text layer plus RapidOCR, with orientation and reading order."""
+
+from ocr_pipeline.engines.cpu.cpu_engine import CpuEngine, detect_language
+
+__all__ = ["CpuEngine", "detect_language"]

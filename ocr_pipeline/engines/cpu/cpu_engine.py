@@ -1,0 +1,160 @@
+"""The CPU OCR engine: the PDF text layer where it can be trusted, RapidOCR (ONNX, CPU) otherwise."""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import threading
+import time
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from ocr_pipeline.engines.cpu.orientation import detect_orientation, rotate_upright
+from ocr_pipeline.pdf.reading_order import Box, looks_like_table, order_lines
+from ocr_pipeline.records import PageInput, PageResult
+
+RAPIDOCR_VERSION = "3.10.0"
+# Fewer letters than this make language detection a guess: report None instead.
+MIN_LANG_LETTERS = 20
+# Large images are shrunk to this longest side before OCR (the pipeline renders 1288 px pages).
+MAX_SIDE_PX = 2000
+
+
+def _default_threads() -> int:
+    """Threads per ONNX session: all cores but never more than 4 (more gains little on small models)."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def detect_language(text: str) -> str | None:
+    """ISO 639-1 code of `text` by langdetect (seeded, so deterministic); None for too little text."""
+    if sum(c.isalpha() for c in text) < MIN_LANG_LETTERS:
+        return None
+    # Imported here to save start-up time: only pages that reach the CPU engine need it.
+    from langdetect import DetectorFactory, LangDetectException, detect
+
+    DetectorFactory.seed = 0  # langdetect samples randomly; the seed makes reruns identical
+    try:
+        return detect(text)
+    except LangDetectException:
+        return None
+
+
+class CpuEngine:
+    """OCR engine for machines without a GPU, producing the same PageResult as the VLM engine."""
+
+    name = "cpu"
+    model = f"rapidocr-{RAPIDOCR_VERSION}/PP-OCRv6-small"
+
+    def __init__(self, threads: int | None = None, detect_rotation: bool = True) -> None:
+        self.threads = threads or _default_threads()
+        self.detect_rotation = detect_rotation
+        self._ocr: Any = None
+        self._lock = threading.Lock()
+
+    def _engine(self) -> Any:
+        """The RapidOCR instance, created once on first use (loading the models takes a moment)."""
+        if self._ocr is None:
+            with self._lock:
+                if self._ocr is None:
+                    # Imported here to save start-up time: only pages that reach the CPU engine need it.
+                    from rapidocr import RapidOCR
+
+                    logging.getLogger("RapidOCR").setLevel(logging.WARNING)
+                    self._ocr = RapidOCR(
+                        params={
+                            "Global.log_level": "warning",
+                            # Orientation is decided per page below; the per-line 0/180 classifier
+                            # costs a third of the time and garbles lines of sideways pages.
+                            "Global.use_cls": False,
+                            "Global.max_side_len": MAX_SIDE_PX,
+                            "EngineConfig.onnxruntime.intra_op_num_threads": self.threads,
+                            "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+                        }
+                    )
+        return self._ocr
+
+    def _run(self, image: Image.Image) -> tuple[list[np.ndarray], list[str], list[float]]:
+        """Detection and recognition on one page image: quads, texts, confidences."""
+        out = self._engine()(np.asarray(image), use_det=True, use_cls=False, use_rec=True)
+        if out.boxes is None or out.txts is None:
+            return [], [], []
+        return list(out.boxes), list(out.txts), [float(s) for s in out.scores]
+
+    def _recognise(self, crops: list[np.ndarray]) -> list[float]:
+        """Recognition confidence of single text-line images (used to compare orientations)."""
+        scores = []
+        for crop in crops:
+            out = self._engine()(crop, use_det=False, use_cls=False, use_rec=True)
+            scores.append(float(out.scores[0]) if out.scores else 0.0)
+        return scores
+
+    def ocr_image(self, image: Image.Image) -> dict[str, Any]:
+        """OCR one page image, upright or not: text in reading order and page attributes."""
+        image = image.convert("RGB")
+        quads, txts, scores = self._run(image)
+        correction, evidence = 0, {}
+        if self.detect_rotation and quads:
+            verdict = detect_orientation(image, quads, self._recognise)
+            evidence = {
+                "sideways_share": round(verdict.sideways_share, 3),
+                "score_as_is": round(verdict.score_as_is, 3),
+                "score_turned": round(verdict.score_turned, 3),
+            }
+            correction = verdict.rotation_correction
+            if correction:
+                quads, txts, scores = self._run(rotate_upright(image, correction))
+        boxes = [
+            Box(float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max()), t)
+            for q, t in zip((np.asarray(q) for q in quads), txts, strict=True)
+        ]
+        lines = order_lines(boxes)
+        text = "\n".join(" ".join(b.text.strip() for b in line) for line in lines)
+        return {
+            "text": text,
+            "rotation_correction": correction,
+            "is_table": looks_like_table(lines),
+            "mean_score": round(float(np.mean(scores)), 4) if scores else None,
+            "boxes": len(boxes),
+            "orientation": evidence,
+        }
+
+    def ocr_page(self, page: PageInput) -> PageResult:
+        """One page: the trusted text layer as is, else OCR of `page.png`; never raises for bad input."""
+        start = time.perf_counter()
+        result = PageResult(
+            source_hash=page.source_hash,
+            page_num=page.page_num,
+            text=page.text_layer,
+            engine=self.name,
+            model=self.model,
+        )
+        if page.text_layer_trusted:
+            result.extra["source"] = "text_layer"
+        else:
+            try:
+                if not page.png:
+                    raise ValueError("no page image")
+                with Image.open(io.BytesIO(page.png)) as img:
+                    img.load()
+                    ocr = self.ocr_image(img)
+                text = ocr.pop("text")
+                # OCR that finds nothing where the PDF has text (tiny glyphs on a huge page, say) keeps the
+                # untrusted layer rather than an empty page: some text beats none.
+                result.text = text if text.strip() or not page.text_layer.strip() else page.text_layer
+                if result.text is not text:
+                    ocr["source_override"] = "text_layer_kept"
+                # Reported in olmOCR's convention (counter-clockwise, PIL's ROTATE_<n>), as the VLM engine does.
+                result.rotation_correction = (360 - ocr.pop("rotation_correction")) % 360
+                result.is_rotation_valid = result.rotation_correction == 0
+                result.is_table = ocr.pop("is_table")
+                result.extra.update(source="ocr", rotation_applied=bool(result.rotation_correction), **ocr)
+            except Exception as exc:  # a bad page must not stop the document: fall back, and say so
+                result.error = f"{type(exc).__name__}: {exc}"
+                result.is_fallback = True
+                result.extra["source"] = "text_layer_fallback"
+        result.primary_language = detect_language(result.text)
+        result.elapsed_s = round(time.perf_counter() - start, 4)
+        return result

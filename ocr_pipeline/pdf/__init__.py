@@ -1,0 +1,1 @@
+"""Reading untrusted PDFs and images: probe, sandbox child, rendering, text layer, olmOCR's filters."""

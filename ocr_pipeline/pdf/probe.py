@@ -1,0 +1,213 @@
+"""Cheap, never-raising checks of an input file (PDF or page image) before any page is rendered."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+from PIL import Image
+
+from ocr_pipeline.settings import MAX_INPUT_BYTES, MAX_PAGES_PER_PDF
+
+# Machine-readable rejection reasons (they end up in rejected/<group>.jsonl, so never rename one).
+EMPTY_FILE = "empty_file"
+TOO_LARGE = "too_large"
+HTML_NOT_PDF = "html_not_pdf"
+NOT_A_PDF = "not_a_pdf"
+CORRUPT_PDF = "corrupt_pdf"
+ENCRYPTED_PDF = "encrypted_pdf"
+NO_PAGES = "no_pages"
+TOO_MANY_PAGES = "too_many_pages"
+CORRUPT_IMAGE = "corrupt_image"
+IMAGE_TOO_LARGE = "image_too_large"
+UNSUPPORTED_IMAGE = "unsupported_image"
+UNREADABLE_FILE = "unreadable_file"
+
+# PDFium itself accepts a %PDF- header anywhere in the first 1024 bytes, so the sniff looks as far.
+_SNIFF_BYTES = 1024
+_HTML_MARKERS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<meta", b"<title", b"<script")
+_IMAGE_FORMATS = {"PNG", "JPEG"}
+
+
+@dataclass(frozen=True)
+class PdfProbe:
+    """What the inventory records about one input: readable or not, and why not."""
+
+    ok: bool
+    page_count: int
+    reason: str | None = None
+    detail: str = ""
+    encrypted: bool = False
+
+
+class PdfOpenError(Exception):
+    """A PDF PDFium cannot open; `reason` is one of this module's reason constants."""
+
+    def __init__(self, reason: str, detail: str, *, encrypted: bool = False) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+        self.encrypted = encrypted
+
+
+def sha256_file(path: Path, chunk_size: int = 1 << 20) -> str:
+    """Hex SHA-256 of a file, read in chunks so huge inputs never sit in memory."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(chunk_size):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _load_raw(path: Path, password: str | None) -> pdfium_c.FPDF_DOCUMENT:
+    """Open with PDFium's C API: the wrapper turns a 0-page PDF into a misleading stale error code."""
+    encoded_pw = None if password is None else (password + "\x00").encode("utf-8")
+    raw = pdfium_c.FPDF_LoadDocument((str(path) + "\x00").encode("utf-8", errors="surrogateescape"), encoded_pw)
+    if not raw:
+        err = pdfium_c.FPDF_GetLastError()
+        if err in (pdfium_c.FPDF_ERR_PASSWORD, pdfium_c.FPDF_ERR_SECURITY):
+            raise PdfOpenError(ENCRYPTED_PDF, "a password is required to open it", encrypted=True)
+        raise PdfOpenError(CORRUPT_PDF, f"PDFium could not parse it (error code {err})")
+    return raw
+
+
+def open_pdf(path: Path) -> pdfium.PdfDocument:
+    """Open a PDF for reading, trying the empty user password; raises PdfOpenError with a reason."""
+    try:
+        raw = _load_raw(Path(path), None)
+    except PdfOpenError as exc:
+        if exc.reason != ENCRYPTED_PDF:
+            raise
+        # Many "protected" PDFs only restrict printing/copying and open with an empty user password.
+        raw = _load_raw(Path(path), "")
+    if pdfium_c.FPDF_GetPageCount(raw) < 1:
+        pdfium_c.FPDF_CloseDocument(raw)
+        raise PdfOpenError(NO_PAGES, "the document has no pages")
+    return pdfium.PdfDocument(raw)
+
+
+def is_encrypted(doc: pdfium.PdfDocument) -> bool:
+    """Whether the document has a security handler (it may still have opened with an empty password)."""
+    return pdfium_c.FPDF_GetSecurityHandlerRevision(doc.raw) != -1
+
+
+def _sniff(head: bytes) -> str | None:
+    """A rejection reason from the first bytes, or None when they look like a PDF."""
+    if b"%PDF-" in head:
+        return None
+    lowered = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if any(marker in lowered for marker in _HTML_MARKERS):
+        return HTML_NOT_PDF
+    return NOT_A_PDF
+
+
+def _check_size(path: Path, max_bytes: int) -> tuple[PdfProbe | None, bytes]:
+    """Stat and sniff the file: a rejection probe, or None and the first bytes."""
+    try:
+        size = path.stat().st_size
+        if size == 0:
+            return PdfProbe(False, 0, EMPTY_FILE, "the file is 0 bytes"), b""
+        if size > max_bytes:
+            return PdfProbe(False, 0, TOO_LARGE, f"{size} bytes is over the {max_bytes} byte limit"), b""
+        with open(path, "rb") as fh:
+            return None, fh.read(_SNIFF_BYTES)
+    except OSError as exc:
+        return PdfProbe(False, 0, UNREADABLE_FILE, f"{type(exc).__name__}: {exc}"), b""
+
+
+def probe_pdf(path: Path, *, max_bytes: int = MAX_INPUT_BYTES, max_pages: int = MAX_PAGES_PER_PDF) -> PdfProbe:
+    """Check that a PDF opens and its pages load; never raises for bad input."""
+    path = Path(path)
+    rejected, head = _check_size(path, max_bytes)
+    if rejected:
+        return rejected
+    sniffed = _sniff(head)
+    if sniffed:
+        return PdfProbe(False, 0, sniffed, f"starts with {head[:16]!r}")
+    try:
+        doc = open_pdf(path)
+    except PdfOpenError as exc:
+        return PdfProbe(False, 0, exc.reason, exc.detail, exc.encrypted)
+    except Exception as exc:  # PDFium bindings can raise odd errors on hostile files
+        return PdfProbe(False, 0, CORRUPT_PDF, f"{type(exc).__name__}: {exc}")
+    try:
+        encrypted = is_encrypted(doc)
+        count = len(doc)
+        if count > max_pages:
+            return PdfProbe(False, count, TOO_MANY_PAGES, f"{count} pages > {max_pages}", encrypted)
+        # PDFium repairs many truncated files; the file is usable if its pages actually load.
+        failed = [i for i in sorted({0, count - 1}) if not _page_loads(doc, i)]
+        if 0 in failed:
+            return PdfProbe(False, count, CORRUPT_PDF, "the first page does not load", encrypted)
+        detail = f"page {count} does not load" if failed else ""
+        return PdfProbe(True, count, None, detail, encrypted)
+    finally:
+        doc.close()
+
+
+def _page_loads(doc: pdfium.PdfDocument, index: int) -> bool:
+    """Whether one page loads and has a non-degenerate size."""
+    try:
+        page = doc[index]
+    except Exception:
+        return False
+    try:
+        width, height = page.get_size()
+        return width > 0 and height > 0
+    finally:
+        page.close()
+
+
+def probe_image(path: Path, *, max_bytes: int = MAX_INPUT_BYTES) -> PdfProbe:
+    """Check that a PNG/JPEG decodes and is not a decompression bomb; one page when ok."""
+    path = Path(path)
+    rejected, _ = _check_size(path, max_bytes)
+    if rejected:
+        return rejected
+    try:
+        with warnings.catch_warnings():
+            # PIL only warns between MAX_IMAGE_PIXELS and twice that; a bomb is a rejection here.
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(path) as img:
+                if img.format not in _IMAGE_FORMATS:
+                    return PdfProbe(False, 0, UNSUPPORTED_IMAGE, f"format {img.format} is not PNG or JPEG")
+                width, height = img.size
+                if width < 1 or height < 1:
+                    return PdfProbe(False, 0, CORRUPT_IMAGE, f"size {width}x{height}")
+                # JPEG draft decoding at reduced scale still reads every byte, but far cheaper.
+                img.draft("RGB", (max(1, width // 8), max(1, height // 8)))
+                img.load()
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        return PdfProbe(False, 0, IMAGE_TOO_LARGE, str(exc))
+    except Exception as exc:  # PIL raises many types (OSError, SyntaxError, ValueError) for bad data
+        return PdfProbe(False, 0, CORRUPT_IMAGE, f"{type(exc).__name__}: {exc}")
+    return PdfProbe(True, 1, None, f"{width}x{height}")
+
+
+@dataclass
+class InputFacts:
+    """The outcome of reading one input: facts when usable, a rejection reason otherwise."""
+
+    size: int = 0
+    sha256: str = ""
+    page_count: int = 0
+    reason: str | None = None
+    detail: str = ""
+
+
+def probe_path(kind: str, path: str) -> InputFacts:
+    """Probe a local file (a PDF, or an image as one page)."""
+    try:
+        size = os.path.getsize(path)
+    except OSError as exc:
+        return InputFacts(reason="unreadable", detail=str(exc))
+    digest = sha256_file(path) if 0 < size <= MAX_INPUT_BYTES else ""
+    probe = probe_image(path) if kind == "image" else probe_pdf(path)
+    if not probe.ok:
+        return InputFacts(size=size, sha256=digest, reason=probe.reason, detail=probe.detail)
+    return InputFacts(size=size, sha256=digest, page_count=probe.page_count)

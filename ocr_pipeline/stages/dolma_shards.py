@@ -1,0 +1,92 @@
+"""The shard stage: Dolma documents per group, Markdown mirrors, and the rejection ledger."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from ocr_pipeline.records import PageResult, Rejection
+from ocr_pipeline.stages.dolma_documents import build_document, document_markdown
+from ocr_pipeline.stages.page_images import kept_inputs
+from ocr_pipeline.workspace.keys import dolma_key, markdown_key, ocr_key, partial_key, rejected_key
+from ocr_pipeline.workspace.ledger import read_all_rejections, write_stage_rejections
+from ocr_pipeline.workspace.storage import Workspace
+from ocr_pipeline.workspace.tables import gzip_jsonl, read_rows, write_jsonl
+
+
+@dataclass
+class ShardResult:
+    """What one group's shard holds."""
+
+    documents: int = 0
+    pages: int = 0
+    characters: int = 0
+    fallback_pages: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    rejected: dict[str, int] = field(default_factory=dict)
+    inputs: int = 0
+
+
+def _page(row: dict[str, Any]) -> PageResult:
+    data = dict(row)
+    data["source_hash"] = data.pop("sha256")
+    data["extra"] = json.loads(data.get("extra") or "{}")
+    return PageResult.from_dict(data)
+
+
+def build_group_shard(workspace: Workspace, group: str, *, max_page_error_rate: float, markdown: bool) -> ShardResult:
+    """Assemble the group's documents, write the shard, Markdown and ledger; every input ends in one of them."""
+    result = ShardResult()
+    pages_by_source: dict[str, list[PageResult]] = defaultdict(list)
+    for row in read_rows(workspace, ocr_key(group)):
+        pages_by_source[row["source"]].append(_page(row))
+    # Earlier stages' refusals stand; this stage's own are recomputed so a fixed rerun can turn them into documents.
+    already = {r.source for r in read_all_rejections(workspace, group) if r.stage != "dolma"}
+    documents, partial, rejections = [], [], []
+    for row in kept_inputs(workspace, group):
+        source = row["source"]
+        if source in already:
+            continue
+        pages = pages_by_source.get(source, [])
+        expected = int(row["page_count"] or 0)
+        if len(pages) < expected:
+            rejections.append(Rejection(source, "missing_pages", "dolma", f"{len(pages)} of {expected} pages read"))
+            continue
+        doc = build_document(source, pages, added=row["added"], total_pages=expected)
+        fallback = doc["metadata"]["total-fallback-pages"]
+        if pages and fallback / len(pages) > max_page_error_rate:
+            detail = f"{fallback} of {len(pages)} pages fell back to the text layer"
+            rejections.append(Rejection(source, "too_many_fallback_pages", "dolma", detail))
+            partial.append(doc)
+            continue
+        if not doc["text"].strip():
+            rejections.append(Rejection(source, "no_text", "dolma", f"{len(pages)} pages, no text found"))
+            continue
+        documents.append((row, doc))
+    write_stage_rejections(workspace, "dolma", group, rejections)
+    documents.sort(key=lambda pair: pair[1]["id"])
+    workspace.write_bytes(dolma_key(group), gzip_jsonl(doc for _, doc in documents))
+    if partial:
+        workspace.write_bytes(partial_key(group), gzip_jsonl(partial))
+    elif workspace.exists(partial_key(group)):
+        workspace.delete(partial_key(group))
+    if markdown:
+        for row, doc in documents:
+            workspace.write_bytes(markdown_key(row["rel_path"]), document_markdown(doc).encode("utf-8"))
+    ledger = read_all_rejections(workspace, group)
+    write_jsonl(workspace, rejected_key(group), (r.to_json() for r in ledger))
+    for _, doc in documents:
+        meta = doc["metadata"]
+        result.documents += 1
+        result.pages += len(doc["attributes"]["pdf_page_numbers"])
+        result.characters += len(doc["text"])
+        result.fallback_pages += meta["total-fallback-pages"]
+        result.input_tokens += meta["total-input-tokens"]
+        result.output_tokens += meta["total-output-tokens"]
+    for rejection in ledger:
+        result.rejected[rejection.reason] = result.rejected.get(rejection.reason, 0) + 1
+    result.inputs = result.documents + len(ledger)
+    return result

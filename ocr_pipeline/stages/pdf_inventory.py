@@ -1,0 +1,261 @@
+"""The inventory stage: scan sources, record every input, and form new work groups (never reshuffled)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import pyarrow as pa
+
+from ocr_pipeline.inputs.archives import extract_archive
+from ocr_pipeline.inputs.fetch import InputMissing, open_input
+from ocr_pipeline.inputs.refs import InputRef
+from ocr_pipeline.inputs.specs import resolve_inputs
+from ocr_pipeline.pdf.input_facts import probe_location
+from ocr_pipeline.pdf.sandbox import PdfSandbox
+from ocr_pipeline.stages.inventory_index import append_index, read_known_rows
+from ocr_pipeline.workspace.keys import INVENTORY_PREFIX, inventory_key
+from ocr_pipeline.workspace.storage import Workspace
+from ocr_pipeline.workspace.tables import read_rows, write_table
+
+INVENTORY_SCHEMA = pa.schema(
+    [
+        ("source", pa.string()),
+        ("rel_path", pa.string()),
+        ("kind", pa.string()),
+        ("location", pa.string()),  # a local path, an s3:// URI, or `ws:<key>` for a copy in the workspace
+        ("size", pa.int64()),
+        ("sha256", pa.string()),
+        ("etag", pa.string()),
+        ("page_count", pa.int32()),  # an estimate until `probed`
+        ("probed", pa.bool_()),  # S3 inputs are read by the filter stage, not by the scan
+        ("status", pa.string()),  # "ok" or "rejected"
+        ("reason", pa.string()),
+        ("detail", pa.string()),
+        ("group", pa.string()),
+        ("added", pa.string()),  # ISO date the input was first inventoried: Dolma's `added`
+    ]
+)
+# S3 inputs are not downloaded by the scan; their page count for grouping is the mean of a few sampled ones.
+PAGE_ESTIMATE_SAMPLES = 5
+
+
+@dataclass
+class InventoryResult:
+    """What one scan found, which groups it formed, and where an interrupted listing resumes."""
+
+    new_groups: list[str] = field(default_factory=list)
+    new_inputs: int = 0
+    new_pages: int = 0
+    rejected: dict[str, int] = field(default_factory=dict)
+    already_known: int = 0
+    next_cursor: dict[str, str] = field(default_factory=dict)
+    complete: bool = True
+
+
+def list_groups(workspace: Workspace) -> list[str]:
+    """Every work group the workspace holds, in creation order."""
+    keys = workspace.list(INVENTORY_PREFIX)
+    return [k[len(INVENTORY_PREFIX) : -len(".parquet")] for k in keys if k.endswith(".parquet")]
+
+
+def read_group(workspace: Workspace, group: str) -> list[dict[str, Any]]:
+    """The inventory rows of one group."""
+    return read_rows(workspace, inventory_key(group))
+
+
+def _known(workspace: Workspace, groups: list[str]) -> tuple[set[str], dict[str, str]]:
+    sources: set[str] = set()
+    contents: dict[str, str] = {}
+    for row in read_known_rows(workspace, groups):
+        sources.add(row["source"])
+        if row["status"] == "ok":
+            for key in _content_keys(row):
+                contents.setdefault(key, row["source"])
+    return sources, contents
+
+
+def _content_keys(row: dict[str, Any]) -> list[str]:
+    """Identities of an input's bytes: its SHA-256 once read, its S3 ETag and size before."""
+    keys = [f"sha256:{row['sha256']}"] if row.get("sha256") else []
+    if row.get("etag"):
+        keys.append(f"etag:{row['etag']}:{row.get('size', 0)}")
+    return keys
+
+
+def _row(ref: InputRef | Any, location: str, reason: str | None, detail: str = "") -> dict[str, Any]:
+    return {
+        "source": ref.source,
+        "rel_path": ref.rel_path,
+        "kind": ref.kind,
+        "location": location,
+        "size": max(getattr(ref, "size", -1), 0),
+        "sha256": "",
+        "etag": getattr(ref, "etag", ""),
+        "page_count": 0,
+        "probed": False,
+        "status": "rejected" if reason else "ok",
+        "reason": reason,
+        "detail": detail,
+    }
+
+
+def _expand(ref: InputRef, workspace: Workspace, input_client: Any) -> Iterator[dict[str, Any]]:
+    """Rows for one found input; an archive yields one row per member."""
+    if ref.kind != "archive":
+        yield _row(ref, ref.path, "unsupported_type" if ref.kind == "unsupported" else None)
+        return
+    try:
+        with open_input(ref.path, workspace, input_client) as path:
+            for member in extract_archive(path, ref.source, workspace):
+                yield _row(member, f"ws:{member.key}" if member.key else "", member.reason, member.detail)
+    except InputMissing as exc:
+        yield _row(ref, ref.path, "input_missing", str(exc))
+
+
+def _check(
+    row: dict[str, Any], workspace: Workspace, contents: dict[str, str], input_client: Any, sandbox: PdfSandbox
+) -> None:
+    """Read local inputs now (cheap); S3 inputs wait for their group's filter stage. Then spot duplicates."""
+    if row["status"] != "ok":
+        return
+    if not row["location"].startswith("s3://"):
+        facts = probe_location(row["kind"], row["location"], workspace, input_client, sandbox)
+        row.update(size=facts.size, sha256=facts.sha256, page_count=facts.page_count, probed=True)
+        if facts.reason:
+            row.update(status="rejected", reason=facts.reason, detail=facts.detail)
+            return
+    keys = _content_keys(row)
+    first = next((contents[k] for k in keys if k in contents), None)
+    if first is not None:
+        row.update(status="rejected", reason="duplicate", detail=f"same content as {first}")
+        return
+    for key in keys:
+        contents[key] = row["source"]
+
+
+def _estimate_pages(rows: list[dict[str, Any]], workspace: Workspace, input_client: Any, sandbox: PdfSandbox) -> None:
+    """Give unread S3 inputs the mean page count of a few sampled ones (olmOCR sizes its groups the same way)."""
+    pending = [r for r in rows if r["status"] == "ok" and not r["probed"]]
+    if not pending:
+        return
+    counts = []
+    step = max(len(pending) // PAGE_ESTIMATE_SAMPLES, 1)
+    for row in pending[::step][:PAGE_ESTIMATE_SAMPLES]:
+        facts = probe_location(row["kind"], row["location"], workspace, input_client, sandbox)
+        if not facts.reason:
+            counts.append(facts.page_count)
+    estimate = max(round(sum(counts) / len(counts)), 1) if counts else 1
+    for row in pending:
+        row["page_count"] = estimate
+
+
+def form_groups(rows: list[dict[str, Any]], pages_per_group: int) -> list[list[dict[str, Any]]]:
+    """Pack rows in order into groups of about `pages_per_group` pages (a rejected input weighs one)."""
+    groups: list[list[dict[str, Any]]] = []
+    current: list[dict[str, Any]] = []
+    weight = 0
+    for row in rows:
+        w = max(int(row["page_count"] or 0), 1)
+        if current and weight + w > pages_per_group:
+            groups.append(current)
+            current, weight = [], 0
+        current.append(row)
+        weight += w
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _next_group_index(groups: list[str]) -> int:
+    """One past the highest group number in use, so a deleted group's name is never reused."""
+    numbers = [int(g[1:]) for g in groups if g.startswith("g") and g[1:].isdigit()]
+    return max(numbers, default=0) + 1
+
+
+def group_name(index: int) -> str:
+    """The partition key of the index-th group ever formed in a workspace."""
+    return f"g{index:06d}"
+
+
+@dataclass
+class _Scan:
+    """One scan's working state: what is known so far and the rows found."""
+
+    workspace: Workspace
+    input_client: Any
+    sandbox: PdfSandbox
+    known: set[str]
+    contents: dict[str, str]
+    result: InventoryResult
+    progress: Callable[[int], None] | None
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def add_spec(self, spec: str, cursor: dict[str, str] | None, max_new_inputs: int | None) -> bool:
+        """Add the new inputs one spec names; False when the budget ran out (the cursor says where)."""
+        last_key = None
+        for ref in resolve_inputs([spec], s3_client=self.input_client, start_after=cursor):
+            if max_new_inputs is not None and len(self.rows) >= max_new_inputs:
+                self.result.complete = False
+                if spec.startswith("s3://") and last_key:
+                    self.result.next_cursor[spec] = last_key
+                return False
+            last_key = ref.path.split("/", 3)[-1] if ref.path.startswith("s3://") else None
+            if ref.source in self.known:
+                continue
+            for row in _expand(ref, self.workspace, self.input_client):
+                if row["source"] in self.known:
+                    continue
+                self.known.add(row["source"])
+                _check(row, self.workspace, self.contents, self.input_client, self.sandbox)
+                self.rows.append(row)
+                if self.progress is not None:
+                    self.progress(1)
+        return True
+
+
+def scan_inputs(
+    specs: list[str],
+    workspace: Workspace,
+    pages_per_group: int,
+    progress: Callable[[int], None] | None = None,
+    *,
+    input_client: Any = None,
+    cursor: dict[str, str] | None = None,
+    max_new_inputs: int | None = None,
+) -> InventoryResult:
+    """Record inputs not seen before and write them as new groups; known inputs keep their group.
+
+    With `max_new_inputs`, the scan stops early and `next_cursor` says where each S3 listing resumes.
+    """
+    groups = list_groups(workspace)
+    known, contents = _known(workspace, groups)
+    result = InventoryResult(already_known=len(known))
+    # One PDF reader child for the whole scan: a file that hangs or crashes pdfium is refused, not fatal.
+    with PdfSandbox() as sandbox:
+        scan = _Scan(workspace, input_client, sandbox, known, contents, result, progress)
+        for spec in specs:
+            if not scan.add_spec(spec, cursor, max_new_inputs):
+                break
+        rows = scan.rows
+        _estimate_pages(rows, workspace, input_client, sandbox)
+    today = datetime.now(timezone.utc).date().isoformat()
+    next_index = _next_group_index(groups)
+    formed = form_groups(rows, pages_per_group)
+    for offset, members in enumerate(formed):
+        for row in members:
+            row.update(group=group_name(next_index + offset), added=today)
+    # Index first, group files second: index rows count only once their group file exists (see read_known_rows).
+    append_index(workspace, rows)
+    for offset, members in enumerate(formed):
+        name = group_name(next_index + offset)
+        write_table(workspace, inventory_key(name), members, INVENTORY_SCHEMA)
+        result.new_groups.append(name)
+    result.new_inputs = len(rows)
+    result.new_pages = sum(int(r["page_count"] or 0) for r in rows if r["status"] == "ok")
+    for row in rows:
+        if row["status"] != "ok":
+            result.rejected[row["reason"]] = result.rejected.get(row["reason"], 0) + 1
+    return result

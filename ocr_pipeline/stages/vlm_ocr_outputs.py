@@ -1,0 +1,146 @@
+"""The OCR stage: every rendered page through an engine, memoised per page, results in one Parquet per group."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from ocr_pipeline.engines.base import PageEngine
+from ocr_pipeline.records import PageInput, PageResult
+from ocr_pipeline.workspace.keys import ocr_key, pages_key
+from ocr_pipeline.workspace.ledger import read_stage_rejections
+from ocr_pipeline.workspace.memo import PageMemo
+from ocr_pipeline.workspace.storage import Workspace
+from ocr_pipeline.workspace.tables import iter_batches, write_table
+
+OCR_SCHEMA = pa.schema(
+    [
+        ("source", pa.string()),
+        ("sha256", pa.string()),
+        ("page_num", pa.int32()),
+        ("text", pa.string()),
+        ("primary_language", pa.string()),
+        ("is_rotation_valid", pa.bool_()),
+        ("rotation_correction", pa.int32()),
+        ("is_table", pa.bool_()),
+        ("is_diagram", pa.bool_()),
+        ("engine", pa.string()),
+        ("model", pa.string()),
+        ("is_fallback", pa.bool_()),
+        ("input_tokens", pa.int64()),
+        ("output_tokens", pa.int64()),
+        ("attempts", pa.int32()),
+        ("error", pa.string()),
+        ("elapsed_s", pa.float64()),
+        ("memo_hit", pa.bool_()),
+        ("extra", pa.string()),
+    ]
+)
+
+PageFactory = Callable[[], PageInput]
+# Runs page factories through an engine and hands each result to the sink (sync or async inside).
+PageRunner = Callable[[Iterable[PageFactory], Callable[[PageResult], None]], None]
+
+
+@dataclass
+class OcrResult:
+    """Counts, tokens and speed of one group's OCR."""
+
+    pages: int = 0
+    memo_hits: int = 0
+    fallback_pages: int = 0
+    error_pages: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    seconds: float = 0.0
+    languages: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def pages_per_second(self) -> float:
+        """Pages done per wall-clock second (memo hits included)."""
+        return self.pages / self.seconds if self.seconds > 0 else 0.0
+
+
+def sequential_runner(engine: PageEngine) -> PageRunner:
+    """A runner that reads pages one after another in this thread (the CPU engine)."""
+
+    def run(factories: Iterable[PageFactory], sink: Callable[[PageResult], None]) -> None:
+        for factory in factories:
+            sink(engine.ocr_page(factory()))
+
+    return run
+
+
+def _page_input(row: dict[str, Any]) -> PageInput:
+    return PageInput(
+        source_hash=row["sha256"],
+        page_num=row["page_num"],
+        png=row["png"],
+        width=row["width"] or 0,
+        height=row["height"] or 0,
+        text_layer=row["text_layer"] or "",
+        text_layer_trusted=bool(row["text_layer_trusted"]),
+    )
+
+
+def _result_row(source: str, result: PageResult, memo_hit: bool) -> dict[str, Any]:
+    row = result.to_dict()
+    row["extra"] = json.dumps(row.pop("extra") or {}, sort_keys=True)
+    row.pop("source_hash")
+    row.update(source=source, sha256=result.source_hash, memo_hit=memo_hit)
+    return row
+
+
+def ocr_group(
+    workspace: Workspace,
+    group: str,
+    runner: PageRunner,
+    settings_key: str,
+    progress: Callable[[int], None] | None = None,
+) -> OcrResult:
+    """OCR every page of the group not already in the memo and write `manifests/ocr/<group>.parquet`."""
+    started = time.monotonic()
+    memo = PageMemo(workspace, settings_key)
+    skip = {r.source for r in read_stage_rejections(workspace, "render", group)}
+    rows: list[dict[str, Any]] = []
+    sources: dict[tuple[str, int], str] = {}
+    result = OcrResult()
+
+    def record(source: str, page: PageResult, memo_hit: bool) -> None:
+        rows.append(_result_row(source, page, memo_hit))
+        result.pages += 1
+        result.memo_hits += memo_hit
+        result.fallback_pages += page.is_fallback
+        result.error_pages += bool(page.error)
+        result.input_tokens += page.input_tokens
+        result.output_tokens += page.output_tokens
+        lang = page.primary_language or "none"
+        result.languages[lang] = result.languages.get(lang, 0) + 1
+        if progress is not None:
+            progress(1)
+
+    def sink(page: PageResult) -> None:
+        memo.put(page)
+        record(sources[(page.source_hash, page.page_num)], page, False)
+
+    def factories() -> Iterator[PageFactory]:
+        for row in iter_batches(workspace, pages_key(group)):
+            if row["source"] in skip:
+                continue
+            cached = memo.get(row["sha256"], row["page_num"])
+            if cached is not None:
+                record(row["source"], cached, True)
+                continue
+            sources[(row["sha256"], row["page_num"])] = row["source"]
+            yield lambda row=row: _page_input(row)
+
+    runner(factories(), sink)
+    rows.sort(key=lambda r: (r["source"], r["page_num"]))
+    write_table(workspace, ocr_key(group), rows, OCR_SCHEMA)
+    result.seconds = time.monotonic() - started
+    return result

@@ -1,0 +1,92 @@
+"""A blocking check stops its partition before dolma_shards, the others go on, and a rerun after the fix is green."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from dagster import AssetCheckKey, AssetKey, AssetSelection, DagsterInstance, materialize
+from PIL import Image
+
+from ocr_pipeline.cli import print_summary
+from ocr_pipeline.defs.materialize import ASSETS_AND_CHECKS, run_group, run_inventory, run_resources
+from ocr_pipeline.local_run import run_local
+from ocr_pipeline.settings import PipelineSettings
+from ocr_pipeline.stages.pdf_inventory import read_group
+from ocr_pipeline.workspace.keys import dolma_key, pages_key
+from ocr_pipeline.workspace.storage import LocalWorkspace
+from ocr_pipeline.workspace.tables import read_rows
+from tests.support import pdfgen
+from tests.support.vlm_protocol import Fault, hist_key
+from tests.support.vlm_server import VlmTestServer
+
+ERROR_RATE = AssetCheckKey(AssetKey("vlm_ocr_outputs"), "page_error_rate")
+
+
+def _scan_page_key(settings: PipelineSettings, instance: DagsterInstance, group: str) -> str:
+    """Render the scan's group and return the fake server's key for its page image."""
+    selection = AssetSelection.assets("filtered_pdfs", "page_images")
+    res = materialize(
+        ASSETS_AND_CHECKS,
+        selection=selection,
+        partition_key=group,
+        instance=instance,
+        resources=run_resources(settings),
+    )
+    assert res.success
+    [row] = read_rows(LocalWorkspace(settings.workspace), pages_key(group), ["png"])
+    return hist_key(Image.open(io.BytesIO(row["png"])).convert("L"))
+
+
+def _latest(instance: DagsterInstance, key: AssetCheckKey, group: str) -> tuple[str, dict[str, object]]:
+    """Status and metadata of the check's latest evaluation on one partition."""
+    for record in instance.event_log_storage.get_asset_check_execution_history(key, limit=20):
+        evaluation = record.event.dagster_event.event_specific_data
+        if evaluation.partition == group:
+            return record.status.value, {k: v.value for k, v in evaluation.metadata.items()}
+    raise AssertionError(f"{key} never ran on {group}")
+
+
+def test_blocking_check_stops_only_its_partition(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = tmp_path / "in"
+    # An image-only scan (no text layer to fall back to) and a born-digital page, one work group each.
+    pdfgen.write(corpus / "a_scan.pdf", pdfgen.scan_pdf(pdfgen.text_pdf([[pdfgen.SENTENCES[6]]], font_size=16)))
+    pdfgen.write(corpus / "b_good.pdf", pdfgen.text_pdf([[pdfgen.SENTENCES[1]]]))
+    with VlmTestServer(model="olmocr-test") as server:
+        settings = PipelineSettings(
+            workspace=str(tmp_path / "ws"), pdfs=[str(corpus)], server=server.url, model="olmocr-test",
+            pages_per_group=1, max_page_retries=2,
+        )  # fmt: skip
+        ws = LocalWorkspace(settings.workspace)
+        instance = DagsterInstance.ephemeral()
+        groups = {Path(read_group(ws, g)[0]["source"]).name: g for g in run_inventory(settings, instance)}
+        scan, good = groups["a_scan.pdf"], groups["b_good.pdf"]
+        # The server answers garbage for the scan's page: every attempt fails and no text is left.
+        server.faults[_scan_page_key(settings, instance, scan)] = [Fault("garbage")] * 50
+
+        # The command line: the scan's group fails on its blocking check, the other group is done.
+        summary = run_local(settings, show_progress=False)
+        assert summary.failed_groups == [scan] and not summary.ok
+        assert ws.exists(dolma_key(good)) and not ws.exists(dolma_key(scan))
+        print_summary(summary)
+        assert f"1 failed: {scan}" in capsys.readouterr().out
+
+        # In Dagster: the check is red with what failed, and dolma_shards never ran for that partition.
+        assert not run_group(settings, scan, instance)
+        assert run_group(settings, good, instance)
+        status, metadata = _latest(instance, ERROR_RATE, scan)
+        assert _latest(instance, ERROR_RATE, good)[0] == "SUCCEEDED"
+        assert status == "FAILED"
+        assert metadata["error_pages"] == 1 and metadata["pages"] == 1 and metadata["rate"] == 1.0
+        assert metadata["sample"][0]["source"].endswith("a_scan.pdf")
+        assert "1 of 1 pages failed with no text" in metadata["summary"]
+        assert "dbt_like_checks/vlm_ocr_outputs.yml:" in metadata["declared_in"]
+        assert instance.get_materialized_partitions(AssetKey("dolma_shards")) == {good}
+
+        # The fix (the server answers again) and a rerun of the partition turn it green.
+        server.faults.clear()
+        assert run_group(settings, scan, instance)
+        assert _latest(instance, ERROR_RATE, scan)[0] == "SUCCEEDED"
+        assert instance.get_materialized_partitions(AssetKey("dolma_shards")) == {good, scan}
+        assert ws.exists(dolma_key(scan))

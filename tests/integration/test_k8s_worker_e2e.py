@@ -1,0 +1,131 @@
+"""The pod's worker, run for real: through PipesSubprocessClient, and through PipesK8sClient against kmock."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from dagster import (
+    AssetExecutionContext,
+    AssetSelection,
+    DagsterInstance,
+    MaterializeResult,
+    PipesSubprocessClient,
+    asset,
+    materialize,
+)
+
+from ocr_pipeline.defs.materialize import ASSETS_AND_CHECKS, run_group, run_inventory, run_resources
+from ocr_pipeline.defs.partitions import work_groups
+from ocr_pipeline.launch.k8s import WORKER_CONTAINER, K8sLaunchConfig, build_pod
+from ocr_pipeline.settings import PipelineSettings
+from ocr_pipeline.workspace.keys import dolma_key
+from ocr_pipeline.workspace.storage import LocalWorkspace
+from ocr_pipeline.workspace.tables import read_gzip_jsonl
+from tests.support import pdfgen
+from tests.support.k8s_api import EmulatedCluster, container_env
+from tests.support.vlm_server import VlmTestServer
+
+SECRETS = {"ocr-api-key": {"api-key": "sekret"}, "ocr-s3": {"AWS_DEFAULT_REGION": "us-east-1"}}
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The worker must get its settings from the pod's env alone, never from this process's.
+    for name in list(os.environ):
+        if name.startswith(("OCR_PIPELINE_", "AWS_", "KUBECONFIG", "KUBERNETES_")):
+            monkeypatch.delenv(name)
+
+
+def _inventory(settings: PipelineSettings, instance: DagsterInstance) -> str:
+    [group] = run_inventory(settings, instance)
+    return group
+
+
+def _corpus(tmp_path: Path) -> Path:
+    corpus = tmp_path / "in"
+    pdfgen.write(corpus / "a.pdf", pdfgen.text_pdf([pdfgen.SENTENCES[:2], pdfgen.SENTENCES[2:4]]))
+    return corpus
+
+
+def test_pod_worker_command_and_env_run_through_pipes_subprocess(tmp_path: Path) -> None:
+    with VlmTestServer(api_key="sekret", model="olmocr-test") as server:
+        settings = PipelineSettings(
+            workspace=str(tmp_path / "ws"), pdfs=[str(_corpus(tmp_path))], model="olmocr-test", api_key="sekret"
+        )
+        instance = DagsterInstance.ephemeral()
+        group = _inventory(settings, instance)
+        # Render the pages the worker reads (CPU stages), then OCR with the pod's exact command and env.
+        ok = materialize(
+            ASSETS_AND_CHECKS,
+            selection=AssetSelection.assets("filtered_pdfs", "page_images"),
+            partition_key=group,
+            instance=instance,
+            resources=run_resources(settings),
+        )
+        assert ok.success
+        config = K8sLaunchConfig(
+            vllm_port=server.port, api_key_secret="ocr-api-key", s3_secret="ocr-s3", workspace_pvc="ws"
+        )
+        pod = build_pod(settings, group, config)
+        [worker] = pod["spec"]["containers"]
+        assert worker["name"] == WORKER_CONTAINER
+        env = container_env(worker, SECRETS)
+
+        # No `from __future__ import annotations` in this file: Dagster reads this annotation at runtime.
+        @asset(partitions_def=work_groups)
+        def pod_worker(context: AssetExecutionContext) -> MaterializeResult:
+            command = [sys.executable if c == "python" else c for c in worker["command"]]
+            return PipesSubprocessClient().run(command=command, context=context, env=env).get_materialize_result()
+
+        result = materialize([pod_worker], partition_key=group, instance=instance)
+        assert result.success
+        [mat] = result.asset_materializations_for_node("pod_worker")
+        assert mat.metadata["pages"].value == 2 and mat.metadata["error_pages"].value == 0
+        assert len(server.requests) == 2 and not server.violations
+        assert all(r.authorization == "Bearer sekret" for r in server.requests)
+
+
+def test_pipes_k8s_client_launches_the_pod_on_an_emulated_api_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with VlmTestServer(api_key="sekret", model="olmocr-test") as server, EmulatedCluster(SECRETS, tmp_path) as cluster:
+        for name, value in {
+            "KUBECONFIG": str(cluster.kubeconfig),
+            "NAMESPACE": "ocr-test",
+            "VLLM_PORT": str(server.port),  # the test server plays the sidecar on the pod's localhost
+            "API_KEY_SECRET": "ocr-api-key",
+            "S3_SECRET": "ocr-s3",
+            "WORKSPACE_PVC": "ocr-workspace",
+            "POLL_INTERVAL_S": "0.05",
+        }.items():
+            monkeypatch.setenv(f"OCR_PIPELINE_K8S_{name}", value)
+        settings = PipelineSettings(
+            workspace=str(tmp_path / "ws"),
+            pdfs=[str(_corpus(tmp_path))],
+            model="olmocr-test",
+            api_key="sekret",
+            ocr_launcher="k8s",
+        )
+        instance = DagsterInstance.ephemeral()
+        group = _inventory(settings, instance)
+        assert run_group(settings, group, instance)
+
+        [pod] = cluster.created
+        assert pod["metadata"]["namespace"] == "ocr-test" and pod["metadata"]["labels"]["ocr-pipeline/group"] == group
+        assert [c["name"] for c in pod["spec"]["containers"]] == [WORKER_CONTAINER]
+        assert [c["name"] for c in pod["spec"]["initContainers"]] == ["vllm"]
+        env_names = [e["name"] for e in pod["spec"]["containers"][0]["env"]]
+        assert {"OCR_PIPELINE_SETTINGS", "OCR_PIPELINE_API_KEY", "DAGSTER_PIPES_CONTEXT"} <= set(env_names)
+        assert "sekret" not in str(pod)  # the key travelled as a Secret reference only
+        name = pod["metadata"]["name"]
+        assert cluster.exit_codes == {name: 0}
+        assert "POST /api/v1/namespaces/ocr-test/pods" in cluster.requests
+        assert f"GET /api/v1/namespaces/ocr-test/pods/{name}/log" in cluster.requests
+        assert f"DELETE /api/v1/namespaces/ocr-test/pods/{name}" in cluster.requests
+        # No container named: the API server then reads the only regular container, the worker.
+        [log_request] = [r for r in list(cluster.api) if r.url.path.endswith("/log")]
+        assert "container" not in log_request.url.query
+        assert len(server.requests) == 2 and not server.violations
+        [doc] = read_gzip_jsonl(LocalWorkspace(settings.workspace).read_bytes(dolma_key(group)))
+        assert doc["metadata"]["engine"] == "vlm" and doc["metadata"]["model"] == "olmocr-test"

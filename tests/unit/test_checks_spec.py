@@ -1,0 +1,111 @@
+"""The YAML grammar: what parses, and that every mistake fails loudly with its file and line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ocr_pipeline.checks.expressions import Evaluator, ExpressionError, parse_expression
+from ocr_pipeline.checks.registry import implementations
+from ocr_pipeline.checks.spec import TEST_TYPES, ChecksConfigError, load_dir, load_file, shipped_checks_dir
+from ocr_pipeline.defs.checks import build_asset_checks
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _write(tmp_path: Path, text: str, name: str = "t.yml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_issue_example_parses(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        """
+        assets:
+          dolma_shards:
+            columns:
+              id: [unique, not_null]
+              metadata.Source-File: [not_null]
+            tests:
+              - row_count: {min: 1}
+              - expression: {sql_like: "fallback_pages / pages <= 0.004", severity: error, blocking: true}
+          vlm_ocr_outputs:
+            tests:
+              - accepted_values: {column: rotation_correction, values: [0, 90, 180, 270]}
+              - page_error_rate: {max: 0.01, blocking: true}
+        """,
+    )
+    suite = load_file(path)
+    names = {t.name: t for t in suite.tests["dolma_shards"]}
+    assert set(names) == {"id_unique", "id_not_null", "metadata_Source_File_not_null", "row_count", "expression"}
+    assert names["expression"].blocking and names["expression"].severity == "error" and names["expression"].line == 9
+    [rotation, error_rate] = suite.tests["vlm_ocr_outputs"]
+    assert rotation.params == {"column": "rotation_correction", "values": [0, 90, 180, 270]}
+    assert error_rate.blocking and error_rate.params == {"max": 0.01}
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "message"),
+    [
+        ("assets:\n  dolma_shards:\n    tests:\n      - row_count: {min: 1\n", 5, "invalid YAML"),
+        ("assets:\n  dolma_shards:\n    tests:\n      - uniqueness\n", 4, "unknown test 'uniqueness'"),
+        ("assets:\n  dolma_shards:\n    tests:\n      - row_count: {minimum: 1}\n", 4, "unknown parameter"),
+        ("assets:\n  dolma_shards:\n    tests:\n      - accepted_values: {values: [1]}\n", 4, "missing parameter"),
+        ("assets:\n  nope:\n    tests: []\n", 2, "unknown or unpartitioned asset 'nope'"),
+        ("assets:\n  dolma_shards:\n    tests:\n      - row_count: {min: 1, severity: warn, blocking: true}\n", 4,
+         "cannot block"),
+        ("assets:\n  dolma_shards:\n    tests:\n      - expression: {sql_like: \"__import__('os')\"}\n", 4,
+         "unknown function"),
+        ("assets:\n  dolma_shards:\n    tests:\n      - expression: {row: \"count() > 1\"}\n", 4, "per row"),
+        ("assets:\n  dolma_shards:\n    tests:\n      - row_count: {min: 1}\n      - row_count: {max: 9}\n", 5,
+         "already used"),
+    ],
+)  # fmt: skip
+def test_mistakes_name_file_and_line(tmp_path: Path, body: str, line: int, message: str) -> None:
+    path = _write(tmp_path, body)
+    with pytest.raises(ChecksConfigError) as exc:
+        load_file(path)
+    assert str(exc.value).startswith(f"{path}:{line}: ") and message in str(exc.value)
+
+
+def test_definitions_load_fails_on_a_bad_file(tmp_path: Path) -> None:
+    _write(tmp_path, "assets:\n  dolma_shards:\n    columns:\n      id: [unique, nonsense]\n", "bad.yml")
+    env = {**os.environ, "OCR_PIPELINE_CHECKS_DIR": str(tmp_path)}
+    code = "import ocr_pipeline.defs.definitions"
+    proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert f"{tmp_path / 'bad.yml'}:4: unknown test 'nonsense'" in proc.stderr
+
+
+def test_shipped_checks_compile_and_every_type_is_implemented() -> None:
+    assert set(implementations()) == set(TEST_TYPES)
+    suite = load_dir(shipped_checks_dir())
+    types = {t.type for tests in suite.tests.values() for t in tests}
+    assert types >= {"dolma_schema", "inventory_accounting", "pages_match_page_count", "page_error_rate"}
+    blocking = {(t.asset, t.name) for tests in suite.tests.values() for t in tests if t.blocking}
+    assert ("vlm_ocr_outputs", "page_error_rate") in blocking
+    checks = build_asset_checks(shipped_checks_dir())
+    assert sum(len(c.check_keys) for c in checks) == sum(len(v) for v in suite.tests.values())
+
+
+def test_expression_language_is_safe_and_evaluates() -> None:
+    rows = [{"a": 1, "m": {"x-y": "q"}}, {"a": 3, "m": {"x-y": None}}, {"a": None, "m": {}}]
+    ev = Evaluator(rows, {"pages": lambda: 0})
+    assert ev.value(parse_expression("sum(a) / count() == 4 / 3", per_row=False)) is True
+    assert ev.value(parse_expression("count(col('m.x-y')) == 1 and share(a > 2) > 0.3", per_row=False)) is True
+    assert ev.value(parse_expression("pages / pages <= 0.004", per_row=False)) is True  # 0/0 is 0
+    assert ev.value(parse_expression("mean(a) == 2 and max(a) == 3 and count_distinct(a) == 2", per_row=False))
+    assert ev.row_value(parse_expression("a in [1, 2] and not a is None", per_row=True), rows[0]) is True
+    assert ev.row_value(parse_expression("a > 0", per_row=True), rows[2]) is False  # null satisfies no ordering
+    for bad in ["open('x')", "a.__class__", "(lambda: 1)()", "[x for x in a]", "a[0]", "count(sum(a))"]:
+        with pytest.raises(ExpressionError):
+            parse_expression(bad, per_row=False)
+    with pytest.raises(ExpressionError, match="unknown metric"):
+        ev.value(parse_expression("nope > 1", per_row=False))
