@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Build the wheel, install it into a fresh venv, and from a folder outside the checkout load the code location and
+# run `ocr-pipeline run` on a bundled sample to a Dolma shard. `.ci/run` runs this, and so does the Dockerfile, so
+# the image is built by exactly the steps CI checks.
+#   scripts/install_wheel_and_check.sh VENV [PYTHON]
+set -euo pipefail
+VENV=${1:?usage: install_wheel_and_check.sh VENV [PYTHON]}
+PY=${2:-${PYTHON:-python3}}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+SCRATCH=$(mktemp -d)
+trap 'rm -rf "$SCRATCH"' EXIT
+
+# 1. The wheel, and what it carries: the package with its data, no test code.
+"$PY" -m pip wheel --no-deps --quiet --disable-pip-version-check -w "$SCRATCH/dist" "$SRC"
+WHEEL=$(ls "$SCRATCH"/dist/ocr_pipeline-*.whl)
+"$PY" - "$WHEEL" <<'PYCHECK'
+import sys, zipfile
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+need = ["ocr_pipeline/checks/dbt_like_checks/dolma_shards.yml", "ocr_pipeline/launch/k8s/ocr-pod-template.yaml",
+        "ocr_pipeline/samples/born_digital_report.pdf", "ocr_pipeline/py.typed"]
+missing = [n for n in need if n not in names]
+tests = [n for n in names if n.startswith(("tests/", "benchmarks/")) or "/testing/" in n]
+if missing or tests:
+    sys.exit(f"wheel: missing {missing}, test code {tests}")
+print(f"wheel: {len(names)} files, package data present, no test code")
+PYCHECK
+
+# 2. A fresh venv with the wheel (and its pinned dependencies) installed.
+"$PY" -m venv "$VENV"
+"$VENV/bin/pip" install --quiet --disable-pip-version-check "$WHEEL"
+
+# 3. From outside the checkout: the code location loads and the CLI turns a bundled sample into Dolma.
+cd "$SCRATCH"
+"$VENV/bin/python" -c "import ocr_pipeline.worker, ocr_pipeline.defs.definitions"
+SAMPLE=$("$VENV/bin/python" -c "from ocr_pipeline.settings import samples_dir; print(samples_dir() / 'born_digital_report.pdf')")
+case "$SAMPLE" in "$SRC"/*) echo "the installed package reads from the checkout: $SAMPLE" >&2; exit 1 ;; esac
+"$VENV/bin/ocr-pipeline" run "$SCRATCH/ws" --pdfs "$SAMPLE" --quiet
+"$VENV/bin/python" - "$SCRATCH/ws/dolma/g000001.jsonl.gz" <<'PYCHECK'
+import gzip, json, sys
+docs = [json.loads(line) for line in gzip.open(sys.argv[1], "rt")]
+assert len(docs) == 1 and "river valley" in docs[0]["text"], docs
+print(f"installed wheel: 1 document, {len(docs[0]['text'])} characters")
+PYCHECK

@@ -1,0 +1,43 @@
+"""The package is self-contained: its data is read with importlib.resources, and the image is built by CI's steps."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ocr_pipeline.checks.spec import shipped_checks_dir
+from ocr_pipeline.launch.k8s.config import DEFAULT_TEMPLATE
+from ocr_pipeline.settings import samples_dir
+
+REPO = Path(__file__).resolve().parents[2]
+PACKAGE = REPO / "ocr_pipeline"
+SCRIPT = "scripts/install_wheel_and_check.sh"
+
+
+def test_package_data_lives_inside_the_package() -> None:
+    for path in (shipped_checks_dir(), Path(DEFAULT_TEMPLATE), samples_dir()):
+        assert path.exists() and PACKAGE in path.resolve().parents, path
+    assert list(shipped_checks_dir().glob("*.yml"))
+
+
+def test_nothing_in_the_package_reaches_outside_it() -> None:
+    # Paths built from __file__ break once the package is installed as a wheel: importlib.resources instead.
+    offenders = [
+        str(p.relative_to(REPO))
+        for p in PACKAGE.rglob("*.py")
+        if re.search(r"__file__|\.parents\[", p.read_text())
+    ]
+    assert offenders == []
+
+
+def test_the_dockerfile_and_ci_install_the_wheel_with_the_same_script() -> None:
+    dockerfile = (REPO / "Dockerfile").read_text()
+    ci = (REPO / ".ci" / "run").read_text()
+    run_lines = [line for line in dockerfile.splitlines() if line.startswith("RUN ")]
+    assert any(SCRIPT in line for line in run_lines), run_lines
+    assert re.search(rf"^{re.escape(SCRIPT)} ", ci, re.M)
+    # The image installs nothing else of the project: no `pip install .` beside the checked script.
+    assert not any(re.search(r"pip install (\.|-e)", line) for line in run_lines)
+    script = (REPO / SCRIPT).read_text()
+    for step in ("pip wheel --no-deps", 'pip" install', "import ocr_pipeline.worker, ocr_pipeline.defs.definitions"):
+        assert step in script, step
