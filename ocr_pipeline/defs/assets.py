@@ -70,6 +70,8 @@ def pdf_inventory(
         metadata={
             "new_inputs": result.new_inputs,
             "new_pages": result.new_pages,
+            # S3 inputs are read by their group's filter step: until then their page count is an estimate.
+            "new_pages_estimated": result.new_pages_estimated,
             "new_groups": MetadataValue.json(result.new_groups),
             "total_groups": len(groups),
             "already_known_inputs": result.already_known,

@@ -48,7 +48,8 @@ class InventoryResult:
 
     new_groups: list[str] = field(default_factory=list)
     new_inputs: int = 0
-    new_pages: int = 0
+    new_pages: int = 0  # read from the files (local inputs)
+    new_pages_estimated: int = 0  # sampled estimates for S3 inputs not read yet: for grouping, never a count
     rejected: dict[str, int] = field(default_factory=dict)
     already_known: int = 0
     next_cursor: dict[str, str] = field(default_factory=dict)
@@ -254,7 +255,8 @@ def scan_inputs(
         write_table(workspace, inventory_key(name), members, INVENTORY_SCHEMA)
         result.new_groups.append(name)
     result.new_inputs = len(rows)
-    result.new_pages = sum(int(r["page_count"] or 0) for r in rows if r["status"] == "ok")
+    result.new_pages = sum(int(r["page_count"] or 0) for r in rows if r["status"] == "ok" and r["probed"])
+    result.new_pages_estimated = sum(int(r["page_count"] or 0) for r in rows if r["status"] == "ok" and not r["probed"])
     for row in rows:
         if row["status"] != "ok":
             result.rejected[row["reason"]] = result.rejected.get(row["reason"], 0) + 1

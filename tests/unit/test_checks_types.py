@@ -15,8 +15,9 @@ from ocr_pipeline.checks.spec import load_file, shipped_checks_dir
 from ocr_pipeline.local_run import run_local
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.page_images import PAGES_SCHEMA
+from ocr_pipeline.stages.pdf_inventory import INVENTORY_SCHEMA
 from ocr_pipeline.stages.vlm_ocr_outputs import OCR_SCHEMA
-from ocr_pipeline.workspace.keys import dolma_key, ocr_key, pages_key, rejected_key
+from ocr_pipeline.workspace.keys import dolma_key, inventory_key, ocr_key, pages_key, rejected_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import gzip_jsonl, read_gzip_jsonl, read_rows, write_jsonl, write_table
 from tests.support import pdfgen
@@ -173,6 +174,16 @@ def test_pages_match_page_count(broken: LocalWorkspace, tmp_path: Path) -> None:
     outcome = run(tmp_path, broken, "page_images", "- pages_match_page_count")["pages_match_page_count"]
     assert not outcome.passed and outcome.metadata["rendered_pages"] == 2 and outcome.metadata["counted_pages"] == 3
     assert outcome.metadata["sample"][0]["problem"] == "1 pages rendered, page_count 2"
+
+
+def test_pages_match_page_count_reads_the_filter_stage_count_not_the_estimate(
+    broken: LocalWorkspace, tmp_path: Path
+) -> None:
+    # S3 inputs carry the scan's sampled estimate in the inventory; only the filter stage's count is a fact.
+    rows = [{**r, "page_count": 7, "probed": False} for r in read_rows(broken, inventory_key(GROUP))]
+    write_table(broken, inventory_key(GROUP), rows, INVENTORY_SCHEMA)
+    outcome = run(tmp_path, broken, "page_images", "- pages_match_page_count")["pages_match_page_count"]
+    assert outcome.passed and outcome.metadata["counted_pages"] == outcome.metadata["rendered_pages"] == 3
 
 
 def test_missing_output_fails_with_its_key(broken: LocalWorkspace, tmp_path: Path) -> None:
