@@ -152,7 +152,9 @@ class DeploymentSettings:
     sources_file: str = option(
         "", "YAML file of sources, one scan schedule each (name, pdfs, cron)", env="SOURCES_FILE"
     )
-    executor: str = option("", "k8s: each step in its own pod (k8s_job_executor); default: Dagster's", env="EXECUTOR")
+    executor: str = option(
+        "", "in_process (default): a run's steps in one process; multiprocess; k8s: a pod per step", env="EXECUTOR"
+    )
     checks_dir: str = option("", "folder of data-test YAML replacing the shipped checks", env="CHECKS_DIR")
 
 

@@ -151,6 +151,7 @@ def test_helm_values_name_the_pieces_the_pipeline_needs() -> None:
 
 
 def test_executor_is_chosen_by_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dagster import in_process_executor, multiprocess_executor
     from dagster_k8s import k8s_job_executor
 
     from ocr_pipeline.defs.definitions import executor_from_env
@@ -158,7 +159,9 @@ def test_executor_is_chosen_by_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OCR_PIPELINE_EXECUTOR", "k8s")
     assert executor_from_env() is k8s_job_executor
     monkeypatch.delenv("OCR_PIPELINE_EXECUTOR")
-    assert executor_from_env() is None
+    assert executor_from_env() is in_process_executor
+    monkeypatch.setenv("OCR_PIPELINE_EXECUTOR", "multiprocess")
+    assert executor_from_env() is multiprocess_executor
     monkeypatch.setenv("OCR_PIPELINE_EXECUTOR", "celery")
     with pytest.raises(ValueError, match="OCR_PIPELINE_EXECUTOR"):
         executor_from_env()
