@@ -16,7 +16,7 @@ from ocr_pipeline.launch.vllm_server import ManagedVllmServer, VllmLaunchSetting
 from ocr_pipeline.settings import PipelineSettings, field_types, fields_of
 from ocr_pipeline.stages.pdf_inventory import list_groups
 from ocr_pipeline.viewer import render_group_html
-from ocr_pipeline.workspace.keys import dolma_key
+from ocr_pipeline.workspace.commit import pending_groups
 from ocr_pipeline.workspace.storage import open_workspace
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         "local GPU mode: start `vllm serve --model MODEL` here (pip install 'ocr-pipeline[gpu]')"
     )
     _add_flags(gpu, _VLLM_FLAGS)
-    pending = sub.add_parser("pending", help="print the work groups of a workspace that have no Dolma shard yet")
+    pending = sub.add_parser("pending", help="print the work groups of a workspace that are not done yet")
     pending.add_argument("workspace", help="output folder (or s3://bucket/prefix)")
     view = sub.add_parser("view", help="write an HTML page of a group: page images beside their text")
     view.add_argument("workspace", help="output folder (or s3://bucket/prefix)")
@@ -103,9 +103,8 @@ def write_viewer(args: argparse.Namespace) -> int:
 def print_pending(workspace_uri: str) -> int:
     """List groups without a shard (never run, failed, or blocked by a check): the backfill to launch."""
     workspace = open_workspace(workspace_uri)
-    for group in list_groups(workspace):
-        if not workspace.exists(dolma_key(group)):
-            print(group)
+    for group in pending_groups(workspace, list_groups(workspace)):
+        print(group)
     return 0
 
 

@@ -14,6 +14,7 @@ from ocr_pipeline.defs.materialize import new_instance, run_group, run_inventory
 from ocr_pipeline.progress import TqdmProgress
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.pdf_inventory import list_groups, read_group
+from ocr_pipeline.workspace.commit import pending_groups
 from ocr_pipeline.workspace.keys import dolma_key, rejected_key
 from ocr_pipeline.workspace.s3 import client_from_env
 from ocr_pipeline.workspace.storage import Workspace, open_workspace
@@ -55,7 +56,8 @@ def run_local(settings: PipelineSettings, *, show_progress: bool = True) -> RunS
     workspace = open_workspace(settings.workspace, _workspace_client(settings))
     instance = new_instance()
     run_inventory(settings, instance)
-    pending = [g for g in list_groups(workspace) if not workspace.exists(dolma_key(g))]
+    # Only the done marker counts: a shard without it is a group that stopped midway through its commit.
+    pending = pending_groups(workspace, list_groups(workspace))
     summary = RunSummary(groups=len(pending))
     if settings.workers > 1 and len(pending) > 1:
         # Separate processes: the CPU engine and rendering hold the GIL, threads would not scale.

@@ -21,7 +21,7 @@ from ocr_pipeline.defs.partitions import work_groups
 from ocr_pipeline.defs.resources import PipelineConfig, client_if_s3
 from ocr_pipeline.settings import deployment_from_env
 from ocr_pipeline.stages.pdf_inventory import list_groups, scan_inputs
-from ocr_pipeline.workspace.keys import dolma_key
+from ocr_pipeline.workspace.commit import done_groups
 from ocr_pipeline.workspace.storage import open_workspace
 
 # A tick must end well inside Dagster's 60 s sensor timeout: bound what one tick scans and checks.
@@ -81,11 +81,13 @@ def work_group_sensor(
     window = (groups[start:] + groups[:start])[:MAX_GROUPS_CHECKED_PER_TICK]
     requests: list[RunRequest] = []
     checked = 0
+    # Only the done marker counts (it is written last); one listing instead of a request per group.
+    done = done_groups(workspace)
     for group in window:
         if len(requests) >= MAX_RUNS_PER_TICK:
             break
         checked += 1
-        if workspace.exists(dolma_key(group)):
+        if group in done:
             continue
         request = _run_request_for(context, group)
         if request is not None:

@@ -32,7 +32,12 @@ def _glob_root(spec: str) -> Path:
 
 
 def _ref(path: Path, root: Path | None) -> InputRef:
-    resolved = path.resolve()
+    try:
+        resolved = path.resolve()
+    except (RuntimeError, OSError):  # a symlink loop: this input is refused, the scan goes on
+        absolute = Path(os.path.abspath(path))
+        rel = safe_relative_path(path.name)
+        return InputRef(str(absolute), rel, "unsupported", str(absolute), reason="symlink_loop")
     if root is not None:
         try:
             rel = resolved.relative_to(root.resolve()).as_posix()

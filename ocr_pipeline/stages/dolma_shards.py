@@ -10,10 +10,11 @@ from typing import Any
 from ocr_pipeline.records import PageResult, Rejection
 from ocr_pipeline.stages.dolma_documents import build_document, document_markdown
 from ocr_pipeline.stages.page_images import kept_inputs
+from ocr_pipeline.workspace.commit import begin_commit, finish_commit, publish
 from ocr_pipeline.workspace.keys import dolma_key, markdown_key, ocr_key, partial_key, rejected_key
 from ocr_pipeline.workspace.ledger import read_all_rejections, write_stage_rejections
 from ocr_pipeline.workspace.storage import Workspace
-from ocr_pipeline.workspace.tables import gzip_jsonl, read_rows, write_jsonl
+from ocr_pipeline.workspace.tables import gzip_jsonl, jsonl_bytes, read_rows
 
 
 @dataclass
@@ -38,8 +39,10 @@ def _page(row: dict[str, Any]) -> PageResult:
 
 
 def build_group_shard(workspace: Workspace, group: str, *, max_page_error_rate: float, markdown: bool) -> ShardResult:
-    """Assemble the group's documents, write the shard, Markdown and ledger; every input ends in one of them."""
+    """Assemble the group's documents, publish shard, Markdown and ledger, then mark the group done (last)."""
     result = ShardResult()
+    # Not done from here until every output below is rewritten: a crash in between leaves the group pending.
+    begin_commit(workspace, group)
     pages_by_source: dict[str, list[PageResult]] = defaultdict(list)
     for row in read_rows(workspace, ocr_key(group)):
         pages_by_source[row["source"]].append(_page(row))
@@ -68,16 +71,20 @@ def build_group_shard(workspace: Workspace, group: str, *, max_page_error_rate: 
         documents.append((row, doc))
     write_stage_rejections(workspace, "dolma", group, rejections)
     documents.sort(key=lambda pair: pair[1]["id"])
-    workspace.write_bytes(dolma_key(group), gzip_jsonl(doc for _, doc in documents))
+    outputs = [dolma_key(group), rejected_key(group)]
+    publish(workspace, dolma_key(group), gzip_jsonl(doc for _, doc in documents), "commit.shard")
     if partial:
-        workspace.write_bytes(partial_key(group), gzip_jsonl(partial))
+        publish(workspace, partial_key(group), gzip_jsonl(partial), "commit.partial")
+        outputs.append(partial_key(group))
     elif workspace.exists(partial_key(group)):
         workspace.delete(partial_key(group))
     if markdown:
         for row, doc in documents:
-            workspace.write_bytes(markdown_key(row["rel_path"]), document_markdown(doc).encode("utf-8"))
+            key = markdown_key(row["rel_path"])
+            publish(workspace, key, document_markdown(doc).encode("utf-8"), "commit.markdown")
+            outputs.append(key)
     ledger = read_all_rejections(workspace, group)
-    write_jsonl(workspace, rejected_key(group), (r.to_json() for r in ledger))
+    publish(workspace, rejected_key(group), jsonl_bytes(r.to_json() for r in ledger), "commit.ledger")
     for _, doc in documents:
         meta = doc["metadata"]
         result.documents += 1
@@ -89,4 +96,5 @@ def build_group_shard(workspace: Workspace, group: str, *, max_page_error_rate: 
     for rejection in ledger:
         result.rejected[rejection.reason] = result.rejected.get(rejection.reason, 0) + 1
     result.inputs = result.documents + len(ledger)
+    finish_commit(workspace, group, outputs, {"documents": result.documents, "rejected": len(ledger)})
     return result

@@ -38,16 +38,22 @@ def _parts(workspace: Workspace) -> list[str]:
 def read_known_rows(workspace: Workspace, groups: list[str]) -> list[dict[str, Any]]:
     """Index rows of the given groups; groups the index does not cover are read from their own manifests.
 
-    Rows of groups that do not exist (a scan that died between its index part and its group files) are
-    ignored, so a crash can neither hide an input nor record it twice.
+    Rows of groups that do not exist (left by an older version that wrote the index part before the group
+    files) are ignored, so a crash can neither hide an input nor record it twice.
     """
+    indexed, unindexed = read_known_rows_split(workspace, groups)
+    return indexed + unindexed
+
+
+def read_known_rows_split(workspace: Workspace, groups: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(rows the index holds, rows read from manifests of groups it does not cover yet) for the given groups."""
     existing = set(groups)
     rows = [r for key in _parts(workspace) for r in read_rows(workspace, key, INDEX_COLUMNS) if r["group"] in existing]
     covered = {r["group"] for r in rows}
-    for group in groups:
-        if group not in covered:
-            rows.extend(read_rows(workspace, inventory_key(group), INDEX_COLUMNS))
-    return rows
+    # A scan that died after its group files but before its index part: its groups are read directly
+    # (and the next scan adds them to the index).
+    unindexed = [r for g in groups if g not in covered for r in read_rows(workspace, inventory_key(g), INDEX_COLUMNS)]
+    return rows, unindexed
 
 
 def append_index(workspace: Workspace, rows: list[dict[str, Any]]) -> None:

@@ -15,10 +15,11 @@ from ocr_pipeline.inputs.refs import InputRef
 from ocr_pipeline.inputs.specs import resolve_inputs
 from ocr_pipeline.pdf.input_facts import probe_location
 from ocr_pipeline.pdf.sandbox import PdfSandbox
-from ocr_pipeline.stages.inventory_index import append_index, read_known_rows
+from ocr_pipeline.stages.inventory_index import append_index, read_known_rows, read_known_rows_split
+from ocr_pipeline.workspace.faults import fault_point
 from ocr_pipeline.workspace.keys import INVENTORY_PREFIX, inventory_key
 from ocr_pipeline.workspace.storage import Workspace
-from ocr_pipeline.workspace.tables import read_rows, write_table
+from ocr_pipeline.workspace.tables import read_rows, table_bytes
 
 INVENTORY_SCHEMA = pa.schema(
     [
@@ -67,10 +68,10 @@ def read_group(workspace: Workspace, group: str) -> list[dict[str, Any]]:
     return read_rows(workspace, inventory_key(group))
 
 
-def _known(workspace: Workspace, groups: list[str]) -> tuple[set[str], dict[str, str]]:
+def _known(rows: list[dict[str, Any]]) -> tuple[set[str], dict[str, str]]:
     sources: set[str] = set()
     contents: dict[str, str] = {}
-    for row in read_known_rows(workspace, groups):
+    for row in rows:
         sources.add(row["source"])
         if row["status"] == "ok":
             for key in _content_keys(row):
@@ -105,6 +106,9 @@ def _row(ref: InputRef | Any, location: str, reason: str | None, detail: str = "
 
 def _expand(ref: InputRef, workspace: Workspace, input_client: Any) -> Iterator[dict[str, Any]]:
     """Rows for one found input; an archive yields one row per member."""
+    if ref.reason:
+        yield _row(ref, ref.path, ref.reason, "the link cannot be followed")
+        return
     if ref.kind != "archive":
         yield _row(ref, ref.path, "unsupported_type" if ref.kind == "unsupported" else None)
         return
@@ -116,18 +120,20 @@ def _expand(ref: InputRef, workspace: Workspace, input_client: Any) -> Iterator[
         yield _row(ref, ref.path, "input_missing", str(exc))
 
 
-def _check(
-    row: dict[str, Any], workspace: Workspace, contents: dict[str, str], input_client: Any, sandbox: PdfSandbox
-) -> None:
-    """Read local inputs now (cheap); S3 inputs wait for their group's filter stage. Then spot duplicates."""
+def _probe(row: dict[str, Any], workspace: Workspace, input_client: Any, sandbox: PdfSandbox) -> None:
+    """Read local inputs now (cheap); S3 inputs wait for their group's filter stage."""
+    if row["status"] != "ok" or row["location"].startswith("s3://"):
+        return
+    facts = probe_location(row["kind"], row["location"], workspace, input_client, sandbox)
+    row.update(size=facts.size, sha256=facts.sha256, page_count=facts.page_count, probed=True)
+    if facts.reason:
+        row.update(status="rejected", reason=facts.reason, detail=facts.detail)
+
+
+def _dedupe(row: dict[str, Any], contents: dict[str, str]) -> None:
+    """Mark the row a duplicate if its content was seen (in the workspace or earlier in this scan)."""
     if row["status"] != "ok":
         return
-    if not row["location"].startswith("s3://"):
-        facts = probe_location(row["kind"], row["location"], workspace, input_client, sandbox)
-        row.update(size=facts.size, sha256=facts.sha256, page_count=facts.page_count, probed=True)
-        if facts.reason:
-            row.update(status="rejected", reason=facts.reason, detail=facts.detail)
-            return
     keys = _content_keys(row)
     first = next((contents[k] for k in keys if k in contents), None)
     if first is not None:
@@ -189,7 +195,6 @@ class _Scan:
     input_client: Any
     sandbox: PdfSandbox
     known: set[str]
-    contents: dict[str, str]
     result: InventoryResult
     progress: Callable[[int], None] | None
     rows: list[dict[str, Any]] = field(default_factory=list)
@@ -210,7 +215,7 @@ class _Scan:
                 if row["source"] in self.known:
                     continue
                 self.known.add(row["source"])
-                _check(row, self.workspace, self.contents, self.input_client, self.sandbox)
+                _probe(row, self.workspace, self.input_client, self.sandbox)
                 self.rows.append(row)
                 if self.progress is not None:
                     self.progress(1)
@@ -231,29 +236,19 @@ def scan_inputs(
 
     With `max_new_inputs`, the scan stops early and `next_cursor` says where each S3 listing resumes.
     """
-    groups = list_groups(workspace)
-    known, contents = _known(workspace, groups)
+    # Reading inputs is slow and needs no lock; what was found is committed below, under the lock.
+    known, _ = _known(read_known_rows(workspace, list_groups(workspace)))
     result = InventoryResult(already_known=len(known))
     # One PDF reader child for the whole scan: a file that hangs or crashes pdfium is refused, not fatal.
     with PdfSandbox() as sandbox:
-        scan = _Scan(workspace, input_client, sandbox, known, contents, result, progress)
+        scan = _Scan(workspace, input_client, sandbox, known, result, progress)
         for spec in specs:
             if not scan.add_spec(spec, cursor, max_new_inputs):
                 break
         rows = scan.rows
         _estimate_pages(rows, workspace, input_client, sandbox)
-    today = datetime.now(timezone.utc).date().isoformat()
-    next_index = _next_group_index(groups)
-    formed = form_groups(rows, pages_per_group)
-    for offset, members in enumerate(formed):
-        for row in members:
-            row.update(group=group_name(next_index + offset), added=today)
-    # Index first, group files second: index rows count only once their group file exists (see read_known_rows).
-    append_index(workspace, rows)
-    for offset, members in enumerate(formed):
-        name = group_name(next_index + offset)
-        write_table(workspace, inventory_key(name), members, INVENTORY_SCHEMA)
-        result.new_groups.append(name)
+    with workspace.lock("inventory") as lease:
+        rows = _commit_groups(workspace, rows, pages_per_group, result, lease)
     result.new_inputs = len(rows)
     result.new_pages = sum(int(r["page_count"] or 0) for r in rows if r["status"] == "ok" and r["probed"])
     result.new_pages_estimated = sum(int(r["page_count"] or 0) for r in rows if r["status"] == "ok" and not r["probed"])
@@ -261,3 +256,41 @@ def scan_inputs(
         if row["status"] != "ok":
             result.rejected[row["reason"]] = result.rejected.get(row["reason"], 0) + 1
     return result
+
+
+def _commit_groups(
+    workspace: Workspace, rows: list[dict[str, Any]], pages_per_group: int, result: InventoryResult, lease: Any
+) -> list[dict[str, Any]]:
+    """Under the inventory lock: drop what another scan recorded meanwhile, write new groups, then the index.
+
+    Group files first, each created only if its name is free; the index part last (a group the index does
+    not cover is read from its own file). A crash at any point loses no input: what has no group file yet
+    is simply new to the next scan.
+    """
+    fault_point("inventory.locked")
+    groups = list_groups(workspace)
+    indexed, unindexed = read_known_rows_split(workspace, groups)
+    known, contents = _known(indexed + unindexed)
+    rows = [r for r in rows if r["source"] not in known]
+    for row in rows:
+        if row["reason"] == "duplicate":  # judged again against what is known now
+            row.update(status="ok", reason=None, detail="")
+        _dedupe(row, contents)
+    today = datetime.now(timezone.utc).date().isoformat()
+    index = _next_group_index(groups)
+    for members in form_groups(rows, pages_per_group):
+        if hasattr(lease, "check"):
+            lease.check()  # an S3 lease taken over by another scan: stop before writing anything
+        while True:
+            name = group_name(index)
+            index += 1
+            for row in members:
+                row.update(group=name, added=today)
+            # Never overwrites: a name someone else holds is skipped, so a group's members never change.
+            if workspace.create_exclusive(inventory_key(name), table_bytes(members, INVENTORY_SCHEMA)):
+                break
+        result.new_groups.append(name)
+        fault_point("inventory.group_file")
+    append_index(workspace, rows + unindexed)
+    fault_point("inventory.index")
+    return rows

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from ocr_pipeline.workspace.safepaths import safe_name, safe_relative_path
 
 INVENTORY_PREFIX = "inventory/groups/"
+DONE_PREFIX = "done/"
+DOLMA_PREFIX = "dolma/"
+# Most file systems refuse names over 255 bytes; Markdown mirrors keep their names well under that.
+MAX_COMPONENT_BYTES = 200
 
 
 def inventory_key(group: str) -> str:
@@ -34,7 +40,7 @@ def stage_rejections_key(stage: str, group: str) -> str:
 
 def dolma_key(group: str) -> str:
     """The group's Dolma shard (contract)."""
-    return f"dolma/{safe_name(group)}.jsonl.gz"
+    return f"{DOLMA_PREFIX}{safe_name(group)}.jsonl.gz"
 
 
 def rejected_key(group: str) -> str:
@@ -47,15 +53,29 @@ def partial_key(group: str) -> str:
     return f"rejected/partial/{safe_name(group)}.jsonl.gz"
 
 
+def done_key(group: str) -> str:
+    """The group's completion marker, written last: the only thing that says a group is done."""
+    return f"{DONE_PREFIX}{safe_name(group)}.json"
+
+
+def short_component(part: str) -> str:
+    """A path component cut to MAX_COMPONENT_BYTES, a hash of the whole name keeping cut names distinct."""
+    if len(part.encode("utf-8")) <= MAX_COMPONENT_BYTES:
+        return part
+    digest = hashlib.sha256(part.encode("utf-8")).hexdigest()[:16]
+    return f"{part.encode('utf-8')[: MAX_COMPONENT_BYTES - 17].decode('utf-8', 'ignore')}-{digest}"
+
+
 def markdown_key(rel_path: str) -> str:
     """The Markdown mirror of one input (contract): its path with the suffix replaced by .md."""
     rel = safe_relative_path(rel_path)
     stem, dot, suffix = rel.rpartition(".")
     base = stem if dot and "/" not in suffix else rel
-    return f"markdown/{base}.md"
+    return "markdown/" + "/".join(short_component(p) for p in f"{base}.md".split("/"))
 
 
 def memo_key(source_hash: str, settings_key: str, page_num: int) -> str:
     """One page's memoised result, keyed by content, page and the settings that shaped it."""
     h = safe_name(source_hash)
     return f"memo/{h[:2]}/{h}/{safe_name(settings_key)}/p{page_num:05d}.json"
+

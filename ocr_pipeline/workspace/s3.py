@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
+from ocr_pipeline.workspace.locks import DEFAULT_LOCK_TIMEOUT_S, is_precondition_failure, s3_lock
 from ocr_pipeline.workspace.safepaths import check_key
 
 # Single-request puts up to this size; larger objects go through a multipart upload, which S3 only
@@ -92,6 +94,20 @@ class S3Workspace:
     def write_bytes(self, key: str, data: bytes) -> None:
         """One put_object: S3 makes the object visible whole or not at all."""
         self.client.put_object(Bucket=self.bucket, Key=self._key(key), Body=data)
+
+    def create_exclusive(self, key: str, data: bytes) -> bool:
+        """A put with `If-None-Match: *`: the server refuses it (412) when the key exists."""
+        try:
+            self.client.put_object(Bucket=self.bucket, Key=self._key(key), Body=data, IfNoneMatch="*")
+            return True
+        except Exception as exc:
+            if is_precondition_failure(exc):
+                return False
+            raise
+
+    def lock(self, name: str, timeout_s: float = DEFAULT_LOCK_TIMEOUT_S) -> AbstractContextManager[Any]:
+        """A lease object `locks/<name>.json`, created and taken over with conditional puts."""
+        return s3_lock(self.client, self.bucket, self._key(f"locks/{name}.json"), timeout_s)
 
     def write_file(self, key: str, path: Path) -> None:
         """Upload a local file, as multipart beyond MULTIPART_THRESHOLD (still published atomically)."""

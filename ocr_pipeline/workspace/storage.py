@@ -6,11 +6,23 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
+from ocr_pipeline.workspace.locks import DEFAULT_LOCK_TIMEOUT_S, local_lock
 from ocr_pipeline.workspace.s3 import S3Workspace, client_from_env
 from ocr_pipeline.workspace.safepaths import check_key
+
+
+def _file_mode() -> int:
+    """The mode a plain `open()` would give a new file under this process's umask (mkstemp's is 0600)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+FILE_MODE = _file_mode()
 
 
 class Workspace(Protocol):
@@ -42,6 +54,12 @@ class Workspace(Protocol):
     def download(self, key: str, path: Path) -> None:
         """Copy the object to a local file; FileNotFoundError when missing."""
 
+    def create_exclusive(self, key: str, data: bytes) -> bool:
+        """Write the whole object only if the key is free; False when it already exists (never overwrites)."""
+
+    def lock(self, name: str, timeout_s: float = DEFAULT_LOCK_TIMEOUT_S) -> AbstractContextManager[Any]:
+        """Hold the workspace-wide lock `name` across processes and machines; a dead holder's lock is recovered."""
+
 
 class LocalWorkspace:
     """A workspace in a local folder; writes go to a temporary file then rename into place."""
@@ -61,14 +79,44 @@ class LocalWorkspace:
         """Write atomically via a temporary file in the same folder and os.replace."""
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self._staged(path, data)
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+    def _staged(self, path: Path, data: bytes) -> Path:
+        """The bytes in a temporary file beside `path`, flushed to disk and with the umask's mode."""
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
         try:
+            os.fchmod(fd, FILE_MODE)
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
-            os.replace(tmp, path)
+                handle.flush()
+                # Durable before it is published: a rename of unflushed data can surface empty after a power cut.
+                os.fsync(handle.fileno())
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+        return Path(tmp)
+
+    def create_exclusive(self, key: str, data: bytes) -> bool:
+        """Stage the bytes, then hard-link them into place: link(2) fails if the name exists, atomically."""
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self._staged(path, data)
+        try:
+            os.link(tmp, path)
+            return True
+        except FileExistsError:
+            return False
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    def lock(self, name: str, timeout_s: float = DEFAULT_LOCK_TIMEOUT_S) -> AbstractContextManager[Any]:
+        """An exclusive flock on `locks/<name>.lock` (released by the kernel if the holder dies)."""
+        return local_lock(self._path(f"locks/{name}.lock"), timeout_s)
 
     def read_bytes(self, key: str) -> bytes:
         """Read a whole file."""
@@ -81,6 +129,7 @@ class LocalWorkspace:
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
         os.close(fd)
         try:
+            os.chmod(tmp, FILE_MODE)
             shutil.copyfile(path, tmp)
             os.replace(tmp, target)
         except BaseException:

@@ -17,12 +17,16 @@ import pyarrow.parquet as pq
 from ocr_pipeline.workspace.storage import Workspace
 
 
+def table_bytes(rows: list[dict[str, Any]], schema: pa.Schema) -> bytes:
+    """Rows as one Parquet file's bytes (an empty table keeps the schema)."""
+    buf = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), buf, compression="zstd")
+    return buf.getvalue()
+
+
 def write_table(workspace: Workspace, key: str, rows: list[dict[str, Any]], schema: pa.Schema) -> None:
     """Write rows as one Parquet object (an empty table keeps the schema)."""
-    table = pa.Table.from_pylist(rows, schema=schema)
-    buf = io.BytesIO()
-    pq.write_table(table, buf, compression="zstd")
-    workspace.write_bytes(key, buf.getvalue())
+    workspace.write_bytes(key, table_bytes(rows, schema))
 
 
 def read_rows(workspace: Workspace, key: str, columns: list[str] | None = None) -> list[dict[str, Any]]:
@@ -98,10 +102,15 @@ class StreamingTableWriter:
             self._tmpdir.cleanup()
 
 
+def jsonl_bytes(lines: Iterable[dict[str, Any]]) -> bytes:
+    """JSON lines as UTF-8 bytes (keys in insertion order, a newline after each line)."""
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
+
+
 def write_jsonl(workspace: Workspace, key: str, lines: Iterable[dict[str, Any]]) -> int:
     """Write JSON lines (UTF-8, keys in insertion order); returns the line count."""
-    body = [json.dumps(line, ensure_ascii=False) for line in lines]
-    workspace.write_bytes(key, ("\n".join(body) + ("\n" if body else "")).encode("utf-8"))
+    body = list(lines)
+    workspace.write_bytes(key, jsonl_bytes(body))
     return len(body)
 
 
