@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import logging
 import random
 import time
@@ -16,6 +17,22 @@ log = logging.getLogger(__name__)
 
 # Statuses that say "try again later" rather than "this request is wrong".
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+# A reply of `max_tokens` tokens is at most this many bytes of JSON (a token is a few characters, a character
+# at most six bytes escaped), with room for the envelope: anything longer is not a page's text.
+BYTES_PER_TOKEN = 64
+MIN_REPLY_BYTES = 256 * 1024
+# Error bodies are only shown (truncated), never parsed: read this much of them at most.
+ERROR_BODY_BYTES = 16 * 1024
+
+
+def reply_byte_cap(body: dict[str, Any]) -> int:
+    """The most bytes a 200 reply to this request may have, from its `max_tokens`."""
+    return max(MIN_REPLY_BYTES, int(body.get("max_tokens") or 8000) * BYTES_PER_TOKEN)
+
+
+def redact(text: str, secret: str | None) -> str:
+    """The text with the secret (an API key a server echoed back) masked."""
+    return text.replace(secret, "***") if secret else text
 
 
 class VlmClientError(Exception):
@@ -28,6 +45,10 @@ class ServerNotReadyError(VlmClientError):
 
 class ServerUnavailableError(VlmClientError):
     """Connection errors or 429s outlasted every back-off retry: the server, not the page, is the problem."""
+
+
+class ReplyTooLargeError(VlmClientError):
+    """A 200 body grew past what `max_tokens` allows (an endless or runaway reply)."""
 
 
 class RequestFailedError(VlmClientError):
@@ -97,6 +118,9 @@ class VlmClient:
         self.completions_url = self.base + "/chat/completions"
         self.max_concurrent_requests = max_concurrent_requests
         self.backoff = backoff or BackoffPolicy()
+        # The whole request, headers to last byte: a server trickling a byte at a time cannot hold a page for ever.
+        self.request_timeout_s = request_timeout_s
+        self._api_key = api_key
         self._slots = asyncio.Semaphore(max_concurrent_requests)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         limits = httpx.Limits(
@@ -121,6 +145,21 @@ class VlmClient:
     def __repr__(self) -> str:  # never show the Authorization header
         return f"VlmClient({self.base!r}, max_concurrent_requests={self.max_concurrent_requests})"
 
+    async def _post(self, body: dict[str, Any]) -> tuple[httpx.Response, bytes]:
+        """One POST, its body streamed and capped: a 200 past `reply_byte_cap` raises, an error body is cut."""
+        cap = reply_byte_cap(body)
+        async with self._http.stream("POST", self.completions_url, json=body) as response:
+            limit = cap if response.status_code == 200 else ERROR_BODY_BYTES
+            chunks, size = [], 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > limit:
+                    if response.status_code == 200:
+                        raise ReplyTooLargeError(f"200 reply longer than {cap} bytes (max_tokens allows no more)")
+                    break
+                chunks.append(chunk)
+        return response, b"".join(chunks)
+
     async def chat_completion(self, body: dict[str, Any]) -> dict[str, Any]:
         """POST one body; retry transient failures with back-off; return the decoded 200 JSON."""
         retry = 0
@@ -130,24 +169,29 @@ class VlmClient:
                 self.in_flight += 1
                 self.stats["requests"] += 1
                 try:
-                    response = await self._http.post(self.completions_url, json=body)
+                    response, content = await asyncio.wait_for(self._post(body), self.request_timeout_s)
                     failure: Exception | None = None
+                except asyncio.TimeoutError:
+                    # Past the whole-request deadline (a trickling server): retried like any timeout.
+                    failure = httpx.TimeoutException(f"no complete reply within {self.request_timeout_s:g}s")
+                    response, content = None, b""
+                except ReplyTooLargeError as exc:
+                    raise RequestFailedError(str(exc), 200) from exc
                 except httpx.TimeoutException as exc:
-                    failure, response = exc, None
+                    failure, response, content = exc, None, b""
                 except (httpx.TransportError, OSError) as exc:
-                    failure, response = exc, None
+                    failure, response, content = exc, None, b""
                 finally:
                     self.in_flight -= 1
             if response is not None:
                 if response.status_code == 200:
                     try:
-                        return response.json()
+                        return json.loads(content)
                     except ValueError as exc:
                         raise RequestFailedError(f"200 reply is not JSON: {exc}", 200) from exc
                 if response.status_code not in RETRYABLE_STATUS:
-                    raise RequestFailedError(
-                        f"HTTP {response.status_code}: {response.text[:300]}", response.status_code
-                    )
+                    text = redact(content.decode("utf-8", "replace")[:300], self._api_key)
+                    raise RequestFailedError(f"HTTP {response.status_code}: {text}", response.status_code)
                 retry_after = parse_retry_after(response.headers.get("retry-after"))
                 failure_text = f"HTTP {response.status_code}"
             else:
