@@ -7,6 +7,9 @@ from typing import Any
 
 # Stages named in rejected/ ledger lines, in pipeline order.
 STAGES = ("inventory", "filter", "render", "ocr", "dolma")
+# The error of a page the PDF itself would not render: the input's fault, not the engine's (the blocking
+# page-error check leaves these to the shard stage, which rejects their document on its own).
+UNREADABLE_PAGE_PREFIX = "unreadable page: "
 
 
 @dataclass(frozen=True)

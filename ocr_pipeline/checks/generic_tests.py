@@ -12,6 +12,7 @@ from ocr_pipeline.checks.expressions import Evaluator, ExpressionError, dotted, 
 from ocr_pipeline.checks.loaders import KEY_COLUMNS, PAGE_PREDICATES, PartitionData
 from ocr_pipeline.checks.paths import brief, get_path
 from ocr_pipeline.checks.spec import TestSpec
+from ocr_pipeline.records import UNREADABLE_PAGE_PREFIX
 
 SAMPLE_ROWS = 5
 
@@ -134,8 +135,12 @@ def _expression(spec: TestSpec, data: PartitionData) -> Outcome:
     return Outcome(value, summary, {"expression": source, **{f"value.{k}": v for k, v in observed.items()}})
 
 
-def _rate(spec: TestSpec, data: PartitionData, metric: str, what: str) -> Outcome:
+def _rate(spec: TestSpec, data: PartitionData, metric: str, what: str, engine_only: bool = False) -> Outcome:
     rows = data.rows(spec.asset)
+    if engine_only:
+        # Pages the PDF itself would not render are the input's failure: the shard stage rejects their
+        # document on its own, and the group's other documents must still ship.
+        rows = [r for r in rows if not str(r.get("error") or "").startswith(UNREADABLE_PAGE_PREFIX)]
     predicate = parse_expression(PAGE_PREDICATES[metric], per_row=True)
     evaluator = Evaluator(rows, {})
     hits = [r for r in rows if evaluator.row_value(predicate, r)]
@@ -149,7 +154,7 @@ def _rate(spec: TestSpec, data: PartitionData, metric: str, what: str) -> Outcom
 
 def _page_error_rate(spec: TestSpec, data: PartitionData) -> Outcome:
     # An error page is one the engine failed on and that has no text at all (not even from the text layer).
-    return _rate(spec, data, "error_pages", "failed with no text")
+    return _rate(spec, data, "error_pages", "failed with no text", engine_only=True)
 
 
 def _fallback_rate(spec: TestSpec, data: PartitionData) -> Outcome:

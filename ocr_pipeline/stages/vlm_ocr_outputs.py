@@ -11,7 +11,7 @@ from typing import Any
 import pyarrow as pa
 
 from ocr_pipeline.engines.base import PageEngine
-from ocr_pipeline.records import PageInput, PageResult
+from ocr_pipeline.records import UNREADABLE_PAGE_PREFIX, PageInput, PageResult
 from ocr_pipeline.workspace.keys import ocr_key, pages_key
 from ocr_pipeline.workspace.ledger import read_stage_rejections
 from ocr_pipeline.workspace.memo import PageMemo
@@ -88,6 +88,17 @@ def _page_input(row: dict[str, Any]) -> PageInput:
     )
 
 
+def _unreadable(row: dict[str, Any]) -> PageResult:
+    """A flagged fallback for a page that did not render: its text layer, if any, and the render error."""
+    return PageResult(
+        source_hash=row["sha256"],
+        page_num=row["page_num"],
+        text=row.get("text_layer") or "",
+        is_fallback=True,
+        error=UNREADABLE_PAGE_PREFIX + str(row["render_error"]),
+    )
+
+
 def _result_row(source: str, result: PageResult, memo_hit: bool) -> dict[str, Any]:
     row = result.to_dict()
     row["extra"] = json.dumps(row.pop("extra") or {}, sort_keys=True)
@@ -135,6 +146,10 @@ def ocr_group(
             cached = memo.get(row["sha256"], row["page_num"])
             if cached is not None:
                 record(row["source"], cached, True)
+                continue
+            if row.get("render_error") and not row.get("png"):
+                # Nothing to send: the page is the input's failure, kept out of the memo and of the engine.
+                record(row["source"], _unreadable(row), False)
                 continue
             sources[(row["sha256"], row["page_num"])] = row["source"]
             yield lambda row=row: _page_input(row)
