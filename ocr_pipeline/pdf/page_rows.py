@@ -7,9 +7,10 @@ from typing import Any
 
 import pyarrow as pa
 
+from ocr_pipeline.pdf.furniture import band_signatures
 from ocr_pipeline.pdf.probe import open_pdf
 from ocr_pipeline.pdf.render import image_to_page, render_pdf_page
-from ocr_pipeline.pdf.text_layer import assess_text_layer, extract_page_text, image_coverage
+from ocr_pipeline.pdf.text_layer import PageLayout, assess_text_layer, image_coverage, layout_text, page_layout
 from ocr_pipeline.settings import MAX_PAGE_PIXELS
 
 PAGE_SCHEMA = pa.schema(
@@ -25,16 +26,46 @@ PAGE_SCHEMA = pa.schema(
 )
 
 
+# Layouts of documents up to this many pages are kept between the two passes; longer ones are read twice.
+MAX_CACHED_LAYOUTS = 300
+# A head or footer line on this share of a document's pages (and on two at least) is a running head.
+REPEAT_SHARE = 0.25
+
+
+def _repeated_lines(doc: Any, cache: dict[int, PageLayout]) -> set[str]:
+    """Signatures of lines that recur in the top or bottom band of the document's pages."""
+    counts: dict[str, int] = {}
+    n = len(doc)
+    for index in range(n if n > 1 else 0):
+        try:
+            page = doc[index]
+            try:
+                layout = page_layout(page)
+            finally:
+                page.close()
+        except Exception:  # noqa: BLE001 - the page fails again, with its reason, in the second pass
+            continue
+        if n <= MAX_CACHED_LAYOUTS:
+            cache[index] = layout
+        for sig in band_signatures(layout.runs, layout.height):
+            counts[sig] = counts.get(sig, 0) + 1
+    return {sig for sig, k in counts.items() if k >= max(2, REPEAT_SHARE * n)}
+
+
 def _pdf_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
     """Pages one at a time, so a long document never sits in memory as images."""
     doc = open_pdf(path)
     try:
+        # First pass: the text of every page, to find the running heads and footers they share.
+        cache: dict[int, PageLayout] = {}
+        repeated = _repeated_lines(doc, cache)
         for index in range(len(doc)):
             row: dict[str, Any] = {"page_num": index + 1, "png": None, "width": 0, "height": 0}
             try:
                 page = doc[index]
                 try:
-                    text = extract_page_text(page)
+                    layout = cache.pop(index, None) or page_layout(page)
+                    text = layout_text(layout, repeated)
                     width_pt, height_pt = page.get_size()
                     images = image_coverage(page)
                 finally:

@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+import ctypes
 import re
 import statistics
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from ocr_pipeline.pdf.furniture import furniture_rows, strip_mark
+from ocr_pipeline.pdf.glyphs import join_drop_caps, read_glyphs, split_runs
 from ocr_pipeline.pdf.reading_order import Box, order_text
+from ocr_pipeline.pdf.tables import Rule, find_tables
 
 # Characters pdfium emits for hyphens and line-break artefacts: removed so "shoul\ufffeder" is "shoulder".
 _DROP = dict.fromkeys(map(ord, "\ufffe\u00ad\x02\u200b\ufeff"))
-# A run gap wider than this many character heights starts a new run: it separates columns and table
-# cells that pdfium placed on one text line, while word spaces (~0.3 heights) stay inside a run.
-_RUN_GAP_HEIGHTS = 1.2
+# A path this thin (points) is a ruling line.
+_RULE_THICKNESS = 2.5
 # Runs on one visual line are joined with a space when their gap exceeds this many heights
 # (sub- and superscripts touch their base and get no space).
 _SPACE_GAP_HEIGHTS = 0.12
@@ -30,52 +34,9 @@ def clean_text(text: str) -> str:
     """Drop hyphen artefacts, turn other control characters into U+FFFD (counted as bad later)."""
     # pdfium marks a word hyphenated across lines with U+FFFE (or 0x02): join the halves.
     text = _HYPHEN_BREAK.sub("", text).translate(_DROP)
+    # TeX's quotes typed as two single ones; NFC joins letters with the combining marks glyphs.py attached.
+    text = unicodedata.normalize("NFC", text.replace("\u2018\u2018", "\u201c").replace("\u2019\u2019", "\u201d"))
     return "".join("\ufffd" if unicodedata.category(c) == "Cc" and c not in "\n\t" else c for c in text)
-
-
-def _runs(textpage: pdfium.PdfTextPage, page_height: float) -> list[Box]:
-    """Split the page's characters into runs: pdfium lines, cut again at wide horizontal gaps."""
-    n = textpage.count_chars()
-    if n <= 0:
-        return []
-    text = textpage.get_text_range(0, n)
-    runs: list[Box] = []
-    chars: list[tuple[str, tuple[float, float, float, float] | None]] = []
-
-    def flush() -> None:
-        boxes = [b for _, b in chars if b is not None]
-        if boxes:
-            x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
-            x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
-            # Flip y so that it grows downwards, as the reading-order code expects.
-            runs.append(Box(x0, page_height - y1, x1, page_height - y0, "".join(c for c, _ in chars)))
-        chars.clear()
-
-    last: tuple[float, float, float, float] | None = None
-    i = -1
-    for ch in text:
-        # pdfium indexes UTF-16 code units: a character outside the BMP (math italic) takes two.
-        i += 2 if ord(ch) > 0xFFFF else 1
-        if i >= n:
-            break
-        if ch in "\r\n":
-            flush()
-            last = None
-            continue
-        if ch.isspace() or not ch.isprintable() and unicodedata.category(ch) != "Co":
-            chars.append((ch, None))
-            continue
-        left, bottom, right, top = textpage.get_charbox(i, loose=True)
-        box = (left, bottom, right, top)
-        if last is not None:
-            h = max(top - bottom, last[3] - last[1], 1e-3)
-            same_row = min(top, last[3]) - max(bottom, last[1]) > 0.3 * h
-            if left - last[2] > _RUN_GAP_HEIGHTS * h or left < last[0] - h or not same_row:
-                flush()
-        chars.append((ch, box))
-        last = box
-    flush()
-    return runs
 
 
 def normalise_whitespace(text: str) -> str:
@@ -84,15 +45,59 @@ def normalise_whitespace(text: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def extract_page_text(page: pdfium.PdfPage) -> str:
-    """The page's own text in reading order (columns one after another), whitespace normalised."""
+@dataclass
+class PageLayout:
+    """A page's text runs and ruling lines (y grows downwards), before tables and furniture are resolved."""
+
+    runs: list[Box]
+    rules: list[Rule]
+    width: float
+    height: float
+
+
+def _rules(page: pdfium.PdfPage, height: float, max_objects: int = 3000) -> list[Rule]:
+    """Thin path objects (drawn lines, hairline rectangles) and the edges of stroked boxes, as ruling lines."""
+    out: list[Rule] = []
+    width = page.get_size()[0]
+    for index, obj in enumerate(page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH], max_depth=3)):
+        if index >= max_objects:  # a vector drawing of thousands of strokes holds no table we could read
+            break
+        x0, y0, x1, y1 = obj.get_bounds()
+        top, bottom = height - y1, height - y0
+        if min(x1 - x0, y1 - y0) <= _RULE_THICKNESS:
+            out.append(Rule(x0, top, x1, bottom))
+        elif x1 - x0 < 0.95 * width and y1 - y0 < 0.95 * height:
+            fill, stroke = ctypes.c_int(), ctypes.c_int()
+            pdfium_c.FPDFPath_GetDrawMode(obj.raw, ctypes.byref(fill), ctypes.byref(stroke))
+            if stroke.value:  # a stroked rectangle: a cell or a frame; its edges rule the text
+                out += [Rule(x0, top, x1, top), Rule(x0, bottom, x1, bottom)]
+                out += [Rule(x0, top, x0, bottom), Rule(x1, top, x1, bottom)]
+    return out
+
+
+def page_layout(page: pdfium.PdfPage) -> PageLayout:
+    """The page's runs (repaired glyphs, see glyphs.py) and ruling lines."""
+    width, height = page.get_size()
     textpage = page.get_textpage()
     try:
-        _, height = page.get_size()
-        runs = _runs(textpage, height)
+        runs = join_drop_caps(split_runs(read_glyphs(textpage), height))
     finally:
         textpage.close()
-    return normalise_whitespace(clean_text(order_text(runs, space_gap=_SPACE_GAP_HEIGHTS)))
+    return PageLayout(runs, _rules(page, height) if runs else [], width, height)
+
+
+def layout_text(layout: PageLayout, repeated: Iterable[str] = ()) -> str:
+    """The page's text in reading order: furniture dropped, tables as HTML, whitespace normalised."""
+    drop = furniture_rows(layout.runs, layout.width, layout.height, repeated)
+    runs = [strip_mark(b) for b in layout.runs if id(b) not in drop]
+    runs, tables = find_tables(runs, layout.rules)
+    text = order_text(runs + tables, space_gap=_SPACE_GAP_HEIGHTS)
+    return normalise_whitespace(clean_text(text))
+
+
+def extract_page_text(page: pdfium.PdfPage, repeated: Iterable[str] = ()) -> str:
+    """The page's own text in reading order (columns one after another), tables as HTML, furniture dropped."""
+    return layout_text(page_layout(page), repeated)
 
 
 @dataclass

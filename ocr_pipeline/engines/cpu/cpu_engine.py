@@ -133,6 +133,8 @@ class CpuEngine:
         )
         if page.text_layer_trusted:
             result.extra["source"] = "text_layer"
+            # The text layer carries its tables as HTML (pdf/tables.py): that is what makes a table page.
+            result.is_table = "<table>" in page.text_layer
         else:
             try:
                 if not page.png:

@@ -1,0 +1,227 @@
+"""The text layer's characters with repaired boxes, split into positioned runs (the input of reading order).
+
+Repairs made here, before any grouping: zero-size glyph boxes (small print where pdfium reports an empty box for
+a word's first letter) get a box from the glyph's origin and font size; spacing accents drawn over a letter
+(pdfLaTeX's `\\'a`) become combining marks of that letter; words drawn apart without a space character (large
+display text) get their space back; sub- and superscripts are marked `_{}` / `^{}` where size and baseline say so.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import statistics
+import unicodedata
+from dataclasses import dataclass
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from ocr_pipeline.pdf.reading_order import Box
+
+# A run gap wider than this many character heights starts a new run: it separates columns and table cells that
+# pdfium placed on one text line, while word spaces (~0.3 heights) stay inside a run.
+RUN_GAP_HEIGHTS = 1.2
+# Inside a run, a gap between two glyphs wider than this many heights with no space character is a word break.
+WORD_GAP_HEIGHTS = 0.22
+# Spacing accents and the combining marks they stand for.
+_ACCENTS = {
+    "\u00b4": "\u0301",
+    "`": "\u0300",
+    "\u00a8": "\u0308",
+    "\u02c6": "\u0302",
+    "^": "\u0302",
+    "\u02dc": "\u0303",
+    "\u02c7": "\u030c",
+    "\u00b8": "\u0327",
+    "\u02da": "\u030a",
+    "\u02d8": "\u0306",
+    "\u02dd": "\u030b",
+    "\u00af": "\u0304",
+    "\u02d9": "\u0307",
+}
+# A glyph this much smaller than the line's body glyphs, and raised or lowered, is a super- or subscript.
+SCRIPT_SIZE_RATIO = 0.8
+SCRIPT_SHIFT = 0.2  # share of the body height the baseline moves
+
+
+@dataclass
+class Glyph:
+    """One character: text and box (PDF space, y up); `box` None for spaces and other unplaced characters."""
+
+    text: str
+    box: tuple[float, float, float, float] | None
+    size: float = 0.0
+    vertical: bool = False
+
+
+def _font_size(textpage: pdfium.PdfTextPage, i: int) -> float:
+    return float(pdfium_c.FPDFText_GetFontSize(textpage.raw, i))
+
+
+def _origin_box(textpage: pdfium.PdfTextPage, i: int, size: float) -> tuple[float, float, float, float]:
+    """A plausible box for a glyph pdfium gave an empty one: from its origin and font size."""
+    x, y = ctypes.c_double(), ctypes.c_double()
+    pdfium_c.FPDFText_GetCharOrigin(textpage.raw, i, ctypes.byref(x), ctypes.byref(y))
+    size = size or 1.0
+    return (x.value, y.value - 0.22 * size, x.value + 0.55 * size, y.value + 0.8 * size)
+
+
+def read_glyphs(textpage: pdfium.PdfTextPage) -> list[Glyph]:
+    """Every character of the page with its (repaired) box; "\\n" glyphs mark pdfium's line ends."""
+    n = textpage.count_chars()
+    if n <= 0:
+        return []
+    text = textpage.get_text_range(0, n)
+    glyphs: list[Glyph] = []
+    i = -1
+    for ch in text:
+        # pdfium indexes UTF-16 code units: a character outside the BMP (math italic) takes two.
+        i += 2 if ord(ch) > 0xFFFF else 1
+        if i >= n:
+            break
+        if ch in "\r\n":
+            if not glyphs or glyphs[-1].text != "\n":
+                glyphs.append(Glyph("\n", None))
+            continue
+        if ch.isspace() or not ch.isprintable() and unicodedata.category(ch) != "Co":
+            glyphs.append(Glyph(ch, None))
+            continue
+        size = _font_size(textpage, i)
+        box = textpage.get_charbox(i, loose=True)
+        if box[2] - box[0] < 0.01 or box[3] - box[1] < 0.01:
+            box = _origin_box(textpage, i, size)
+        angle = float(pdfium_c.FPDFText_GetCharAngle(textpage.raw, i))
+        vertical = 0.5 < angle % 3.14159 < 2.6  # ~90 or ~270 degrees: text running up or down the page
+        glyphs.append(Glyph(ch, tuple(box), size, vertical))  # type: ignore[arg-type]
+    return _attach_accents(glyphs)
+
+
+def _attach_accents(glyphs: list[Glyph]) -> list[Glyph]:
+    """Turn a spacing accent that sits over a neighbouring letter into that letter's combining mark."""
+    out: list[Glyph] = []
+    pending: str | None = None  # an accent typed before its letter (TeX order)
+    for k, g in enumerate(glyphs):
+        mark = _ACCENTS.get(g.text) if g.box else None
+        if mark:
+            xc = (g.box[0] + g.box[2]) / 2  # type: ignore[index]
+            prev = out[-1] if out and out[-1].box and out[-1].text[:1].isalpha() else None
+            nxt = glyphs[k + 1] if k + 1 < len(glyphs) and glyphs[k + 1].box and glyphs[k + 1].text.isalpha() else None
+            if prev and prev.box[0] - 0.5 <= xc <= prev.box[2] + 0.5:  # type: ignore[index]
+                prev.text = unicodedata.normalize("NFC", prev.text + mark)
+                continue
+            if nxt and nxt.box[0] - 0.5 <= xc <= nxt.box[2] + 0.5:  # type: ignore[index]
+                pending = mark
+                continue
+        if pending and g.box:
+            g = Glyph(unicodedata.normalize("NFC", g.text + pending), g.box, g.size, g.vertical)
+            pending = None
+        out.append(g)
+    return out
+
+
+def _script(g: Glyph, base: Glyph | None) -> str:
+    """'^' or '_' when `g` is a smaller raised or lowered glyph beside `base`, else ''."""
+    if base is None or not g.size or not base.size or g.size > SCRIPT_SIZE_RATIO * base.size:
+        return ""
+    if not g.text.isalnum() and g.text not in "+-\u2212*\u2032":
+        return ""
+    shift = (g.box[1] - base.box[1]) / base.size  # type: ignore[index]
+    if shift > SCRIPT_SHIFT:
+        return "^"
+    if shift < -SCRIPT_SHIFT / 2:
+        return "_"
+    return ""
+
+
+def split_runs(glyphs: list[Glyph], page_height: float) -> list[Box]:
+    """Runs of glyphs on one pdfium line with no wide gap; y flipped to grow downwards. Vertical glyphs
+    (margin stamps) become runs of their own, marked with a leading U+2195 that furniture removal looks for."""
+    runs: list[Box] = []
+    parts: list[str] = []
+    boxes: list[tuple[float, float, float, float]] = []
+    state = {"base": None, "script": ""}
+
+    def close_script() -> None:
+        if state["script"]:
+            parts.append("}")
+            state["script"] = ""
+
+    def flush() -> None:
+        close_script()
+        if boxes:
+            x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+            x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+            runs.append(Box(x0, page_height - y1, x1, page_height - y0, "".join(parts)))
+        parts.clear()
+        boxes.clear()
+        state["base"] = None
+
+    last: Glyph | None = None
+    vertical: list[Glyph] = []
+    line_end = False  # pdfium ended a line: a new run unless the next glyph continues this one (a script)
+    for g in glyphs:
+        if g.text == "\n":
+            line_end = True
+            continue
+        if g.box is None:
+            if not line_end:
+                close_script()
+                parts.append(g.text)
+            continue
+        if g.vertical:
+            vertical.append(g)
+            continue
+        left, bottom, right, top = g.box
+        if last is None or last.box is None:
+            flush()
+        else:
+            h = max(top - bottom, last.box[3] - last.box[1], 1e-3)
+            same_row = min(top, last.box[3]) - max(bottom, last.box[1]) > 0.3 * h
+            touching = -0.5 * h <= left - last.box[2] <= WORD_GAP_HEIGHTS * h
+            if (
+                line_end
+                and not (same_row and touching)
+                or left - last.box[2] > RUN_GAP_HEIGHTS * h
+                or left < last.box[0] - h
+                or not same_row
+            ):
+                flush()
+            elif parts and not parts[-1].isspace() and left - last.box[2] > WORD_GAP_HEIGHTS * h:
+                close_script()
+                parts.append(" ")
+        script = _script(g, state["base"])  # type: ignore[arg-type]
+        if script != state["script"]:
+            close_script()
+            if script:
+                parts.append(script + "{")
+                state["script"] = script
+        if not script:
+            state["base"] = g
+        parts.append(g.text)
+        boxes.append(g.box)
+        last, line_end = g, False
+    flush()
+    if vertical:
+        x0, y0 = min(g.box[0] for g in vertical), min(g.box[1] for g in vertical)  # type: ignore[index]
+        x1, y1 = max(g.box[2] for g in vertical), max(g.box[3] for g in vertical)  # type: ignore[index]
+        runs.append(Box(x0, page_height - y1, x1, page_height - y0, "\u2195" + "".join(g.text for g in vertical)))
+    return runs
+
+
+def join_drop_caps(runs: list[Box]) -> list[Box]:
+    """Join a drop capital (one or two big letters beside the top of a paragraph) to the first line's text."""
+    if len(runs) < 3:
+        return runs
+    h = statistics.median(b.height for b in runs)
+    out = list(runs)
+    for cap in runs:
+        text = cap.text.strip()
+        if not (0 < len(text) <= 2 and text[0].isalpha() and cap.height >= 1.8 * h):
+            continue
+        beside = [b for b in out if b is not cap and 0 <= b.x0 - cap.x1 < 2 * h and cap.y0 - h <= b.y0 <= cap.y0 + h]
+        if not beside:
+            continue
+        first = min(beside, key=lambda b: (b.y0, b.x0))
+        out[out.index(first)] = Box(first.x0, first.y0, first.x1, first.y1, text + first.text.lstrip())
+        out.remove(cap)
+    return out

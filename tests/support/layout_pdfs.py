@@ -1,0 +1,128 @@
+"""Small PDFs with page layout the text layer must read: tables, page furniture, accents, display text, drop caps."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Sequence
+
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfbase.pdfmetrics import stringWidth
+from reportlab.pdfgen import canvas
+
+from tests.support.pdfgen import SENTENCES
+
+W, H = A4
+TABLE = [
+    ["Region", "Wheat", "Barley", "Oats"],
+    ["North", "12.5", "7.25", "3.1"],
+    ["South", "14.0", "6.50", "2.8"],
+    ["East", "9.75", "8.00", "4.4"],
+    ["West", "11.2", "5.75", "3.9"],
+]
+
+
+def _pdf(pages: Sequence[Callable[[canvas.Canvas], None]]) -> bytes:
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=A4)
+    for draw in pages:
+        draw(c)
+        c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def _lines(c: canvas.Canvas, lines: Sequence[str], y: float, size: float = 11, leading: float = 14) -> float:
+    c.setFont("Helvetica", size)
+    for line in lines:
+        c.drawString(72, y, line)
+        y -= leading
+    return y
+
+
+def table_pdf(style: str, rows: Sequence[Sequence[str]] = TABLE) -> bytes:
+    """A paragraph, a table ('grid': all rules, 'booktabs': horizontal rules, 'plain': none), a paragraph."""
+
+    def draw(c: canvas.Canvas) -> None:
+        y = _lines(c, SENTENCES[:2], H - 72)
+        top, edges = y - 10, [72 + 80 * k for k in range(len(rows[0]) + 1)]
+        y = top
+        c.setFont("Helvetica", 10)
+        for r, row in enumerate(rows):
+            if style == "grid" or (style == "booktabs" and r < 2):
+                c.line(edges[0], y, edges[-1], y)
+            for k, cell in enumerate(row):
+                c.drawString(edges[k] + 6, y - 12, cell)
+            y -= 16
+        if style != "plain":
+            c.line(edges[0], y, edges[-1], y)
+        if style == "grid":
+            for x in edges:
+                c.line(x, top, x, y)
+        _lines(c, SENTENCES[2:4], y - 24)
+
+    return _pdf([draw])
+
+
+def furniture_pdf(pages: int = 3, head: str = "Journal of Rural Studies", body_lines: int = 48) -> bytes:
+    """Pages of body text under a running head and over a page number; the body runs into the bottom band."""
+
+    def page(n: int) -> Callable[[canvas.Canvas], None]:
+        def draw(c: canvas.Canvas) -> None:
+            c.setFont("Helvetica", 8)
+            c.drawString(72, H - 36, head)
+            c.drawCentredString(W / 2, 28, str(40 + n))
+            lines = [f"{SENTENCES[(n + k) % 8]}" for k in range(body_lines)]
+            # 48 lines at 15 pt from 72 pt below the top: the last lines sit inside the bottom tenth of the page.
+            _lines(c, lines, H - 72, size=11, leading=15)
+
+        return draw
+
+    return _pdf([page(n) for n in range(pages)])
+
+
+def stamp_pdf() -> bytes:
+    """Body text with a vertical 'Downloaded from' stamp in the left margin."""
+
+    def draw(c: canvas.Canvas) -> None:
+        _lines(c, SENTENCES, H - 90)
+        c.saveState()
+        c.setFont("Helvetica", 7)
+        c.translate(26, 200)
+        c.rotate(90)
+        c.drawString(0, 0, "Downloaded from https://example.org by guest on 28 December 2018")
+        c.restoreState()
+
+    return _pdf([draw])
+
+
+def repairs_pdf() -> bytes:
+    """A spacing accent over a letter, a display heading drawn word by word, ‘‘quotes’’ and a drop capital."""
+
+    def draw(c: canvas.Canvas) -> None:
+        c.setFont("Helvetica", 11)
+        x = 72
+        for ch in "Ibanez":
+            c.drawString(x, H - 80, ch)
+            if ch == "a":
+                c.drawString(
+                    x + (stringWidth("a", "Helvetica", 11) - stringWidth("\u00b4", "Helvetica", 11)) / 2,
+                    H - 80,
+                    "\u00b4",
+                )
+            x += stringWidth(ch, "Helvetica", 11)
+        c.setFont("Helvetica-Bold", 30)
+        x = 72
+        for word in ("THE", "POWER", "OF", "STORIES"):
+            c.drawString(x, H - 140, word)
+            x += stringWidth(word, "Helvetica-Bold", 30) + 9
+        c.setFont("Helvetica", 11)
+        c.drawString(72, H - 180, "He said \u2018\u2018good morning\u2019\u2019 to all.")
+        c.setFont("Times-Bold", 44)
+        c.drawString(72, H - 262, "W")
+        indent = 72 + stringWidth("W", "Times-Bold", 44) + 4
+        c.setFont("Helvetica", 11)
+        for k, line in enumerate(["ind blew across the open field", "and the barley bent low", "before the rain"]):
+            c.drawString(indent, H - 228 - 14 * k, line)
+        c.drawString(72, H - 270, "came down on the village that evening.")
+
+    return _pdf([draw])
