@@ -17,6 +17,7 @@ from ocr_pipeline.settings import PipelineSettings, field_types, fields_of
 from ocr_pipeline.stages.pdf_inventory import list_groups
 from ocr_pipeline.viewer import render_group_html
 from ocr_pipeline.workspace.commit import pending_groups
+from ocr_pipeline.workspace.keys import view_key
 from ocr_pipeline.workspace.storage import open_workspace
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     view = sub.add_parser("view", help="write an HTML page of a group: page images beside their text")
     view.add_argument("workspace", help="output folder (or s3://bucket/prefix)")
     view.add_argument("group", help="the work group, e.g. g000001")
-    view.add_argument("--out", default=None, help="the HTML file to write (default: <group>.html here)")
+    view.add_argument("--out", default=None, help="HTML file to write (default: view/<group>.html in the workspace)")
     view.add_argument("--max_pages", "--max-pages", type=int, default=300, help="page images to embed at most")
     return parser
 
@@ -94,9 +95,17 @@ def write_viewer(args: argparse.Namespace) -> int:
     except FileNotFoundError:
         print(f"ocr-pipeline: error: group {args.group} has no Dolma shard in {args.workspace}", file=sys.stderr)
         return 2
-    out = Path(args.out or f"{args.group}.html")
-    out.write_text(page, encoding="utf-8")
-    print(f"wrote {out}")
+    if args.out:
+        out = Path(args.out).resolve()
+        out.write_text(page, encoding="utf-8")
+        print(f"wrote {out}")
+        return 0
+    # Inside the workspace, never the current folder: a checkout or a home folder stays clean.
+    workspace = open_workspace(args.workspace)
+    key = view_key(args.group)
+    workspace.write_bytes(key, page.encode("utf-8"))
+    local = workspace.local_path(key)
+    print(f"wrote {local.resolve() if local is not None else f'{workspace.uri}/{key}'}")
     return 0
 
 

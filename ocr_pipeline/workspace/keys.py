@@ -79,3 +79,7 @@ def memo_key(source_hash: str, settings_key: str, page_num: int) -> str:
     h = safe_name(source_hash)
     return f"memo/{h[:2]}/{h}/{safe_name(settings_key)}/p{page_num:05d}.json"
 
+
+def view_key(group: str) -> str:
+    """The reviewer's HTML page of a group (`ocr-pipeline view`)."""
+    return f"view/{safe_name(group)}.html"
