@@ -139,7 +139,9 @@ def test_helm_values_name_the_pieces_the_pipeline_needs() -> None:
     assert values["concurrency"]["enabled"] and values["concurrency"]["pools"]["defaultLimit"] >= 1
     [deployment] = values["dagster-user-deployments"]["deployments"]
     env = {e["name"]: e["value"] for e in deployment["env"]}
-    assert env["OCR_PIPELINE_LAUNCHER"] == "k8s" and env["OCR_PIPELINE_EXECUTOR"] == "k8s"
+    assert env["OCR_PIPELINE_LAUNCHER"] == "k8s" and env["OCR_PIPELINE_EXECUTOR"] == "in_process"
+    # The shared vLLM Deployment is the default: no model load per partition (benchmarks/README.md).
+    assert env["OCR_PIPELINE_K8S_VLLM_SERVICE_URL"].startswith("http://ocr-vllm.")
     rbac = _docs(K8S_DIR / "rbac.yaml")
     sa = values["runLauncher"]["config"]["k8sRunLauncher"]["runK8sConfig"]["podSpecConfig"]["serviceAccountName"]
     assert any(d["kind"] == "ServiceAccount" and d["metadata"]["name"] == sa for d in rbac)
