@@ -218,10 +218,17 @@ def join_drop_caps(runs: list[Box]) -> list[Box]:
         text = cap.text.strip()
         if not (0 < len(text) <= 2 and text[0].isalpha() and cap.height >= 1.8 * h):
             continue
-        beside = [b for b in out if b is not cap and 0 <= b.x0 - cap.x1 < 2 * h and cap.y0 - h <= b.y0 <= cap.y0 + h]
+        if not any(b is cap for b in out):  # already joined to another capital's line
+            continue
+        beside = [
+            k
+            for k, b in enumerate(out)
+            if b is not cap and b.height < 1.8 * h and 0 <= b.x0 - cap.x1 < 2 * h and cap.y0 - h <= b.y0 <= cap.y0 + h
+        ]
         if not beside:
             continue
-        first = min(beside, key=lambda b: (b.y0, b.x0))
-        out[out.index(first)] = Box(first.x0, first.y0, first.x1, first.y1, text + first.text.lstrip())
-        out.remove(cap)
+        k = min(beside, key=lambda k: (out[k].y0, out[k].x0))
+        first = out[k]
+        out[k] = Box(first.x0, first.y0, first.x1, first.y1, text + first.text.lstrip())
+        out = [b for b in out if b is not cap]
     return out

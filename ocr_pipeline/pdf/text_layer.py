@@ -26,6 +26,7 @@ _RULE_THICKNESS = 2.5
 # (sub- and superscripts touch their base and get no space).
 _SPACE_GAP_HEIGHTS = 0.12
 _HYPHEN_BREAK = re.compile(r"[\ufffe\x02][ \t]*\n[ \t]*")
+_TAG = re.compile(r"</?(?:table|tr|th|td)(?: colspan=\"\d+\")?>")
 _CID = re.compile(r"\(cid:\d+\)")
 _WS = re.compile(r"[ \t\u00a0\u2000-\u200a\u3000]+")
 
@@ -143,6 +144,7 @@ def assess_text_layer(
 
     `image_share` (from image_coverage) catches scans that carry only a stamp or header as real text.
     """
+    text = _TAG.sub(" ", text)  # table markup (pdf/tables.py) is ours, not the layer's: judge the cell text
     visible = [c for c in text if not c.isspace()]
     n = len(visible)
     words = text.split()
