@@ -31,6 +31,8 @@ MAX_PAGE_PIXELS = 1288 * 1288 * 4
 MAX_PAGES_PER_PDF = 5000
 # Input files larger than this are rejected before they are read.
 MAX_INPUT_BYTES = 512 * 1024 * 1024
+# Bytes all archives of one run may expand to: a small .tar.gz that inflates to gigabytes is cut off here.
+DEFAULT_MAX_ARCHIVE_BYTES = 2 * 1024 * 1024 * 1024
 # How the VLM worker is started: a subprocess next to Dagster, or a GPU pod per partition (ocr_pipeline.launch.k8s).
 OCR_LAUNCHERS = ("subprocess", "k8s")
 ENV_PREFIX = "OCR_PIPELINE_"
@@ -104,6 +106,16 @@ class PipelineSettings:
     hourly_cost_usd: float = option(
         0.0, "what the OCR machine or GPU costs an hour; adds usd_per_million_pages", env="HOURLY_COST_USD"
     )
+    max_archive_bytes: int = option(
+        DEFAULT_MAX_ARCHIVE_BYTES,
+        "bytes the run's archives may expand to in all; the member over it is rejected, the rest wait for the next run",
+        env="MAX_ARCHIVE_BYTES",
+    )
+    follow_external_links: bool = option(
+        False,
+        "follow symlinks that leave their input folder (else rejected as unsafe_link)",
+        env="FOLLOW_EXTERNAL_LINKS",
+    )
     ocr_launcher: str = option(
         "subprocess",
         "where the VLM worker runs: subprocess, or k8s (a GPU pod per partition)",
@@ -125,6 +137,8 @@ class PipelineSettings:
             raise ValueError("max_page_retries must be at least 1")
         if self.workers < 1 or self.max_concurrent_requests < 1:
             raise ValueError("workers and max_concurrent_requests must be at least 1")
+        if self.max_archive_bytes < 0:
+            raise ValueError("max_archive_bytes must not be negative")
         if self.server_ready_timeout <= 0:
             raise ValueError("server_ready_timeout must be positive")
         if self.ocr_launcher not in OCR_LAUNCHERS:

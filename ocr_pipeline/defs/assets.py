@@ -53,7 +53,14 @@ def pdf_inventory(
     specs = config.pdfs or settings.pdfs
     workspace = _workspace(settings, workspace_s3)
     input_client = client_if_s3(input_s3, *specs)
-    result = scan_inputs(specs, workspace, settings.pages_per_group, input_client=input_client)
+    result = scan_inputs(
+        specs,
+        workspace,
+        settings.pages_per_group,
+        input_client=input_client,
+        max_archive_bytes=settings.max_archive_bytes,
+        follow_external_links=settings.follow_external_links,
+    )
     groups = list_groups(workspace)
     registered = set(context.instance.get_dynamic_partitions(work_groups.name))
     missing = [g for g in groups if g not in registered]

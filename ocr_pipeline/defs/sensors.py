@@ -72,6 +72,8 @@ def work_group_sensor(
         input_client=client_if_s3(input_s3, *settings.pdfs),
         cursor=state.get("listing"),
         max_new_inputs=MAX_NEW_INPUTS_PER_TICK,
+        max_archive_bytes=settings.max_archive_bytes,
+        follow_external_links=settings.follow_external_links,
     )
     groups = list_groups(workspace)
     registered = set(context.instance.get_dynamic_partitions(work_groups.name))

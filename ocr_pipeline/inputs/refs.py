@@ -24,7 +24,8 @@ class InputRef:
     path: str  # where to read it from: a local path or an s3:// URI (archives: the archive itself)
     size: int = -1  # known from an S3 listing; -1 when not yet looked at
     etag: str = ""  # S3's ETag, for spotting duplicates without downloading
-    reason: str = ""  # set when the scan already knows the input is unusable (a symlink loop)
+    reason: str = ""  # set when the scan already knows the input is unusable (a symlink loop, an unsafe link)
+    detail: str = ""  # what is wrong, in words (never bytes of the file)
 
 
 def classify(name: str) -> str:

@@ -31,17 +31,25 @@ def _glob_root(spec: str) -> Path:
     return Path(*fixed) if fixed else Path(".")
 
 
-def _ref(path: Path, root: Path | None) -> InputRef:
+def _refused(path: Path, reason: str, detail: str) -> InputRef:
+    """An input refused before reading: named by the link itself, never by (or with bytes of) its target."""
+    absolute = str(Path(os.path.abspath(path)))
+    return InputRef(absolute, safe_relative_path(path.name), "unsupported", absolute, reason=reason, detail=detail)
+
+
+def _ref(path: Path, root: Path | None, follow_external_links: bool = False) -> InputRef:
     try:
         resolved = path.resolve()
     except (RuntimeError, OSError):  # a symlink loop: this input is refused, the scan goes on
-        absolute = Path(os.path.abspath(path))
-        rel = safe_relative_path(path.name)
-        return InputRef(str(absolute), rel, "unsupported", str(absolute), reason="symlink_loop")
+        return _refused(path, "symlink_loop", "the link cannot be followed")
     if root is not None:
         try:
             rel = resolved.relative_to(root.resolve()).as_posix()
         except ValueError:
+            # A link out of the folder or glob root the user named (`x.pdf -> /etc/passwd`) reads files
+            # they did not ask for; only an explicit setting follows it.
+            if not follow_external_links:
+                return _refused(path, "unsafe_link", "the link leaves its input folder")
             rel = path.name
     else:
         rel = path.name
@@ -50,13 +58,13 @@ def _ref(path: Path, root: Path | None) -> InputRef:
     )
 
 
-def _walk_folder(folder: Path) -> Iterator[InputRef]:
+def _walk_folder(folder: Path, follow_external_links: bool) -> Iterator[InputRef]:
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in sorted(filenames):
             if name.startswith("."):
                 continue
-            yield _ref(Path(dirpath) / name, folder)
+            yield _ref(Path(dirpath) / name, folder, follow_external_links)
 
 
 def resolve_inputs(
@@ -64,11 +72,13 @@ def resolve_inputs(
     *,
     s3_client: Any = None,
     start_after: dict[str, str] | None = None,
+    follow_external_links: bool = False,
     _depth: int = 0,
 ) -> Iterator[InputRef]:
     """Every input file the specs name, in a stable order; raises InputSpecError for a path that does not exist.
 
-    `start_after` maps an S3 spec to the key its listing resumes after (a sensor's cursor).
+    `start_after` maps an S3 spec to the key its listing resumes after (a sensor's cursor). Symlinks found in
+    a folder or glob that resolve outside it are `unsafe_link` refusals unless `follow_external_links`.
     """
     for spec in specs:
         spec = spec.strip()
@@ -83,15 +93,18 @@ def resolve_inputs(
             for match in matches:
                 path = Path(match)
                 if path.is_file():
-                    yield _ref(path, root)
+                    yield _ref(path, root, follow_external_links)
             continue
         path = Path(spec).expanduser()
         if path.is_dir():
-            yield from _walk_folder(path)
+            yield from _walk_folder(path, follow_external_links)
         elif path.is_file() and path.name.lower().endswith(LIST_SUFFIXES):
             if _depth >= MAX_LIST_DEPTH:
                 raise InputSpecError(f"input lists nested deeper than {MAX_LIST_DEPTH}: {spec}")
-            yield from resolve_inputs(_read_list(path), s3_client=s3_client, _depth=_depth + 1)
+            entries = _read_list(path)
+            yield from resolve_inputs(
+                entries, s3_client=s3_client, follow_external_links=follow_external_links, _depth=_depth + 1
+            )
         elif path.is_file():
             yield _ref(path, None)
         else:

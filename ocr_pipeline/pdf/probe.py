@@ -128,7 +128,9 @@ def probe_pdf(path: Path, *, max_bytes: int = MAX_INPUT_BYTES, max_pages: int = 
         return rejected
     sniffed = _sniff(head)
     if sniffed:
-        return PdfProbe(False, 0, sniffed, f"starts with {head[:16]!r}")
+        # Described, never quoted: the ledger must not copy bytes of a file it refused (a link to a secret).
+        what = "HTML markup" if sniffed == HTML_NOT_PDF else "no %PDF- header"
+        return PdfProbe(False, 0, sniffed, f"{what} in the first {len(head)} bytes")
     try:
         doc = open_pdf(path)
     except PdfOpenError as exc:

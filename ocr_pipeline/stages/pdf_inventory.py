@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
 import pyarrow as pa
 
-from ocr_pipeline.inputs.archives import extract_archive
-from ocr_pipeline.inputs.fetch import InputMissing, open_input
-from ocr_pipeline.inputs.refs import InputRef
+from ocr_pipeline.inputs.archives import ExpansionBudget, remove_done_members
 from ocr_pipeline.inputs.specs import resolve_inputs
 from ocr_pipeline.pdf.input_facts import probe_location
 from ocr_pipeline.pdf.sandbox import PdfSandbox
+from ocr_pipeline.settings import DEFAULT_MAX_ARCHIVE_BYTES
 from ocr_pipeline.stages.inventory_index import append_index, read_known_rows, read_known_rows_split
+from ocr_pipeline.stages.inventory_rows import input_rows
 from ocr_pipeline.workspace.faults import fault_point
 from ocr_pipeline.workspace.keys import INVENTORY_PREFIX, inventory_key
 from ocr_pipeline.workspace.storage import Workspace
@@ -85,39 +85,6 @@ def _content_keys(row: dict[str, Any]) -> list[str]:
     if row.get("etag"):
         keys.append(f"etag:{row['etag']}:{row.get('size', 0)}")
     return keys
-
-
-def _row(ref: InputRef | Any, location: str, reason: str | None, detail: str = "") -> dict[str, Any]:
-    return {
-        "source": ref.source,
-        "rel_path": ref.rel_path,
-        "kind": ref.kind,
-        "location": location,
-        "size": max(getattr(ref, "size", -1), 0),
-        "sha256": "",
-        "etag": getattr(ref, "etag", ""),
-        "page_count": 0,
-        "probed": False,
-        "status": "rejected" if reason else "ok",
-        "reason": reason,
-        "detail": detail,
-    }
-
-
-def _expand(ref: InputRef, workspace: Workspace, input_client: Any) -> Iterator[dict[str, Any]]:
-    """Rows for one found input; an archive yields one row per member."""
-    if ref.reason:
-        yield _row(ref, ref.path, ref.reason, "the link cannot be followed")
-        return
-    if ref.kind != "archive":
-        yield _row(ref, ref.path, "unsupported_type" if ref.kind == "unsupported" else None)
-        return
-    try:
-        with open_input(ref.path, workspace, input_client) as path:
-            for member in extract_archive(path, ref.source, workspace):
-                yield _row(member, f"ws:{member.key}" if member.key else "", member.reason, member.detail)
-    except InputMissing as exc:
-        yield _row(ref, ref.path, "input_missing", str(exc))
 
 
 def _probe(row: dict[str, Any], workspace: Workspace, input_client: Any, sandbox: PdfSandbox) -> None:
@@ -197,12 +164,17 @@ class _Scan:
     known: set[str]
     result: InventoryResult
     progress: Callable[[int], None] | None
+    budget: ExpansionBudget
+    follow_external_links: bool = False
     rows: list[dict[str, Any]] = field(default_factory=list)
 
     def add_spec(self, spec: str, cursor: dict[str, str] | None, max_new_inputs: int | None) -> bool:
         """Add the new inputs one spec names; False when the budget ran out (the cursor says where)."""
         last_key = None
-        for ref in resolve_inputs([spec], s3_client=self.input_client, start_after=cursor):
+        refs = resolve_inputs(
+            [spec], s3_client=self.input_client, start_after=cursor, follow_external_links=self.follow_external_links
+        )
+        for ref in refs:
             if max_new_inputs is not None and len(self.rows) >= max_new_inputs:
                 self.result.complete = False
                 if spec.startswith("s3://") and last_key:
@@ -211,7 +183,7 @@ class _Scan:
             last_key = ref.path.split("/", 3)[-1] if ref.path.startswith("s3://") else None
             if ref.source in self.known:
                 continue
-            for row in _expand(ref, self.workspace, self.input_client):
+            for row in input_rows(ref, self.workspace, self.input_client, self.budget, self.known.__contains__):
                 if row["source"] in self.known:
                     continue
                 self.known.add(row["source"])
@@ -231,17 +203,23 @@ def scan_inputs(
     input_client: Any = None,
     cursor: dict[str, str] | None = None,
     max_new_inputs: int | None = None,
+    max_archive_bytes: int = DEFAULT_MAX_ARCHIVE_BYTES,
+    follow_external_links: bool = False,
 ) -> InventoryResult:
     """Record inputs not seen before and write them as new groups; known inputs keep their group.
 
-    With `max_new_inputs`, the scan stops early and `next_cursor` says where each S3 listing resumes.
+    With `max_new_inputs`, the scan stops early and `next_cursor` says where each S3 listing resumes. Archives
+    expand to `max_archive_bytes` in all; copies of members whose group is done are deleted first.
     """
     # Reading inputs is slow and needs no lock; what was found is committed below, under the lock.
-    known, _ = _known(read_known_rows(workspace, list_groups(workspace)))
+    known_rows = read_known_rows(workspace, list_groups(workspace))
+    remove_done_members(workspace, known_rows)
+    known, _ = _known(known_rows)
     result = InventoryResult(already_known=len(known))
     # One PDF reader child for the whole scan: a file that hangs or crashes pdfium is refused, not fatal.
     with PdfSandbox() as sandbox:
-        scan = _Scan(workspace, input_client, sandbox, known, result, progress)
+        budget = ExpansionBudget(max_archive_bytes)
+        scan = _Scan(workspace, input_client, sandbox, known, result, progress, budget, follow_external_links)
         for spec in specs:
             if not scan.add_spec(spec, cursor, max_new_inputs):
                 break
