@@ -6,6 +6,9 @@ functions len, strip, lower, abs, round, coalesce; and aggregates over the parti
 count(x) (non-null), count_if(p), share(p), sum(x), mean(x), min(x), max(x), count_distinct(x).
 Outside an aggregate a bare name is one of the dataset's metrics (`pages`, `fallback_pages`, ...).
 Division by zero gives 0 for 0/0 and infinity otherwise, so an empty partition passes a rate bound.
+Sizes are bounded, so no check can exhaust the machine: the expression's length, depth and node count when it
+loads; `**` and `%` on strings are not in the language; a repetition (`'x' * n`, `[0] * n`), a product of
+integers or `round`'s digits that would grow past a bound is an ExpressionError (a failed check) when it runs.
 """
 
 from __future__ import annotations
@@ -18,13 +21,23 @@ from typing import Any
 
 from ocr_pipeline.checks.paths import get_path
 
+# A check is a one-liner: none needs more, and an expression within these cannot make the parser or the
+# validator recurse out of the stack.
+MAX_EXPRESSION_CHARS = 2_000
+MAX_EXPRESSION_DEPTH = 100
+MAX_EXPRESSION_NODES = 500
+# What evaluation may build: characters or items of one repeated sequence, bits of an integer product.
+MAX_SEQUENCE_LENGTH = 1_000_000
+MAX_INT_BITS = 4_096
+MAX_ROUND_DIGITS = 100
+
 AGGREGATES = {"count", "count_if", "share", "sum", "mean", "min", "max", "count_distinct"}
 SCALARS: dict[str, Callable[..., Any]] = {
     "len": lambda x: None if x is None else len(x),
     "strip": lambda x: None if x is None else str(x).strip(),
     "lower": lambda x: None if x is None else str(x).lower(),
     "abs": lambda x: None if x is None else abs(x),
-    "round": lambda x, n=0: None if x is None else round(x, int(n)),
+    "round": lambda x, n=0: None if x is None else round(x, _digits(n)),
     "coalesce": lambda *xs: next((x for x in xs if x is not None), None),
 }
 _ARITH: dict[type, Callable[[Any, Any], Any]] = {
@@ -71,13 +84,52 @@ def dotted(node: ast.AST) -> str | None:
 
 
 def parse_expression(source: str, *, per_row: bool) -> ast.Expression:
-    """Parse and validate; a per-row expression may not use aggregates."""
+    """Parse and validate; a per-row expression may not use aggregates; bounded in length, depth and nodes."""
+    if len(source) > MAX_EXPRESSION_CHARS:
+        raise ExpressionError(f"the expression is {len(source)} characters, more than {MAX_EXPRESSION_CHARS}")
     try:
         tree = ast.parse(source.strip(), mode="eval")
     except SyntaxError as exc:
-        raise ExpressionError(f"cannot parse {source!r}: {exc.msg}") from exc
+        raise ExpressionError(f"cannot parse {source[:80]!r}: {exc.msg}") from exc
+    except (RecursionError, MemoryError) as exc:
+        raise ExpressionError("the expression is nested too deeply") from exc
+    _check_size(tree)
     _validate(tree.body, per_row=per_row, in_aggregate=per_row)
     return tree
+
+
+def _check_size(tree: ast.AST) -> None:
+    """Refuse trees too deep or too large, walking without recursion (so the check itself cannot overflow)."""
+    stack, nodes = [(tree, 0)], 0
+    while stack:
+        node, depth = stack.pop()
+        nodes += 1
+        if depth > MAX_EXPRESSION_DEPTH or nodes > MAX_EXPRESSION_NODES:
+            deep = depth > MAX_EXPRESSION_DEPTH
+            bound = f"{MAX_EXPRESSION_DEPTH} levels deep" if deep else f"{MAX_EXPRESSION_NODES} nodes"
+            raise ExpressionError(f"the expression is larger than {bound}")
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
+def _digits(n: Any) -> int:
+    digits = int(n)
+    if abs(digits) > MAX_ROUND_DIGITS:
+        raise ExpressionError(f"round() to {digits} digits: at most {MAX_ROUND_DIGITS} either way")
+    return digits
+
+
+def _arith(op: ast.operator, left: Any, right: Any) -> Any:
+    """`left op right`, refusing what would build a huge value before building it."""
+    if isinstance(op, ast.Mod) and isinstance(left, (str, bytes)):
+        raise ExpressionError("`%` formatting of strings is not allowed in a check expression")
+    if isinstance(op, ast.Mult):
+        for seq, times in ((left, right), (right, left)):
+            repeated = isinstance(seq, (str, bytes, list, tuple)) and isinstance(times, int)
+            if repeated and len(seq) * max(times, 0) > MAX_SEQUENCE_LENGTH:
+                raise ExpressionError(f"a repetition longer than {MAX_SEQUENCE_LENGTH} items or characters")
+        if isinstance(left, int) and isinstance(right, int) and left.bit_length() + right.bit_length() > MAX_INT_BITS:
+            raise ExpressionError(f"an integer product of more than {MAX_INT_BITS} bits")
+    return _ARITH[type(op)](left, right)
 
 
 def _validate(node: ast.AST, *, per_row: bool, in_aggregate: bool) -> None:
@@ -159,7 +211,7 @@ class Evaluator:
             left, right = self._eval(node.left, row), self._eval(node.right, row)
             if isinstance(node.op, ast.Div):
                 return _divide(left, right)
-            return None if left is None or right is None else _ARITH[type(node.op)](left, right)
+            return None if left is None or right is None else _arith(node.op, left, right)
         if isinstance(node, ast.Compare):
             return self._compare(node, row)
         if isinstance(node, ast.Call):

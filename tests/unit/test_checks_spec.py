@@ -109,3 +109,36 @@ def test_expression_language_is_safe_and_evaluates() -> None:
             parse_expression(bad, per_row=False)
     with pytest.raises(ExpressionError, match="unknown metric"):
         ev.value(parse_expression("nope > 1", per_row=False))
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("len('x' * 10**11) > 0", "Pow is not allowed"),
+        ("10**10**10 > 0", "Pow is not allowed"),
+        ("pages > " + " + ".join(["1"] * 150), "levels deep"),
+        ("pages in [" + ", ".join(["1"] * 600) + "]", "nodes"),
+        ("pages > " + "1" * 2_100, "characters"),
+        ("pages > " + "-" * 1_500 + "1", "deep"),
+    ],
+)
+def test_oversized_expressions_are_refused_at_load_with_file_line(tmp_path: Path, source: str, message: str) -> None:
+    path = _write(tmp_path, f"assets:\n  dolma_shards:\n    tests:\n      - expression: {{sql_like: \"{source}\"}}\n")
+    with pytest.raises(ChecksConfigError) as exc:
+        load_file(path)
+    assert str(exc.value).startswith(f"{path}:4: ") and message in str(exc.value)
+
+
+def test_values_that_would_grow_huge_fail_the_check_instead_of_the_machine() -> None:
+    ev = Evaluator([{"n": 10**11, "s": "x"}], {"pages": lambda: 10**11})
+    for source in ["len('x' * pages) > 0", "len([0] * 100000000000) > 0", "round(pages, -100000000) == 0"]:
+        with pytest.raises(ExpressionError):
+            ev.value(parse_expression(source, per_row=False))
+    with pytest.raises(ExpressionError, match="repetition"):
+        ev.row_value(parse_expression("len(s * n) > 0", per_row=True), {"n": 10**11, "s": "x"})
+    with pytest.raises(ExpressionError, match="`%` formatting"):
+        ev.value(parse_expression("len('%0100000000000d' % 1) > 0", per_row=False))
+    big = "1" + "0" * 300  # about 1,000 bits: five of them multiplied pass the 4,096-bit bound
+    with pytest.raises(ExpressionError, match="bits"):
+        ev.value(parse_expression(" * ".join([big] * 5) + " > 0", per_row=False))
+    assert ev.value(parse_expression("len('ab' * 3) == 6 and round(2.345, 2) == 2.35", per_row=False)) is True
