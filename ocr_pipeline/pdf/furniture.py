@@ -13,7 +13,7 @@ import statistics
 from collections.abc import Iterable, Sequence
 
 from ocr_pipeline.pdf.reading_order import Box
-from ocr_pipeline.pdf.tables import rows_of
+from ocr_pipeline.pdf.table_html import rows_of
 
 # Share of the page height at the top and bottom where running heads, footers and page numbers live.
 BAND_SHARE = 0.1

@@ -16,7 +16,7 @@ import pypdfium2.raw as pdfium_c
 from ocr_pipeline.pdf.furniture import furniture_rows, strip_mark
 from ocr_pipeline.pdf.glyphs import join_drop_caps, read_glyphs, split_runs
 from ocr_pipeline.pdf.reading_order import Box, order_text
-from ocr_pipeline.pdf.tables import Rule, find_tables
+from ocr_pipeline.pdf.table_html import Rule, find_tables
 
 # Characters pdfium emits for hyphens and line-break artefacts: removed so "shoul\ufffeder" is "shoulder".
 _DROP = dict.fromkeys(map(ord, "\ufffe\u00ad\x02\u200b\ufeff"))
@@ -144,7 +144,7 @@ def assess_text_layer(
 
     `image_share` (from image_coverage) catches scans that carry only a stamp or header as real text.
     """
-    text = _TAG.sub(" ", text)  # table markup (pdf/tables.py) is ours, not the layer's: judge the cell text
+    text = _TAG.sub(" ", text)  # table markup (pdf/table_html.py) is ours, not the layer's: judge the cell text
     visible = [c for c in text if not c.isspace()]
     n = len(visible)
     words = text.split()

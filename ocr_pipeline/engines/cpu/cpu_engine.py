@@ -133,7 +133,7 @@ class CpuEngine:
         )
         if page.text_layer_trusted:
             result.extra["source"] = "text_layer"
-            # The text layer carries its tables as HTML (pdf/tables.py): that is what makes a table page.
+            # The text layer carries its tables as HTML (pdf/table_html.py): that is what makes a table page.
             result.is_table = "<table>" in page.text_layer
         else:
             try:
