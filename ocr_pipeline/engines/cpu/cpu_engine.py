@@ -59,6 +59,9 @@ class CpuEngine:
         if self._ocr is None:
             with self._lock:
                 if self._ocr is None:
+                    # onnxruntime reads this once, when imported: without it each process writes a device id
+                    # and an event store under ~/.cache/Microsoft and $TMPDIR (its 1DS telemetry).
+                    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
                     # Imported here to save start-up time: only pages that reach the CPU engine need it.
                     from rapidocr import RapidOCR
 
