@@ -23,6 +23,10 @@ MAX_RULE_GAP_HEIGHTS = 30
 MIN_PLAIN_ROWS, MIN_PLAIN_COLS = 3, 3
 # Unruled cells average at most this many words unless they hold numbers; more is columns of prose.
 MAX_PLAIN_CELL_WORDS = 3.5
+# A run of this many words with few digits is a line of prose, not an unruled cell.
+MIN_SENTENCE_WORDS = 6
+# A line this many text heights from a paragraph line may be its last (a column of prose, not of a table).
+MAX_PARAGRAPH_GAP_HEIGHTS = 2.5
 # Rows further apart than this many text heights end an unruled table.
 MAX_ROW_GAP_HEIGHTS = 2.2
 
@@ -126,10 +130,24 @@ def _table_box(boxes: list[Box], rules: Sequence[Rule], min_cols: int) -> Box | 
 def _prose_between(boxes: Sequence[Box], a: Rule, b: Rule) -> bool:
     """Whether a line of running text lies between two rules (then they rule different tables)."""
     x0, x1 = min(a.x0, b.x0), max(a.x1, b.x1)
+    # Only text across the rules counts: a paragraph in the next column beside a table splits nothing.
     return any(
-        a.y0 < box.yc < b.y0 and box.x1 - box.x0 > MAX_CELL_WIDTH_SHARE * (x1 - x0) and len(box.text) > 40
+        a.y0 < box.yc < b.y0
+        and min(box.x1, x1) - max(box.x0, x0) > MAX_CELL_WIDTH_SHARE * (x1 - x0)
+        and len(box.text) > 40
         for box in boxes
     )
+
+
+def _sentence(box: Box) -> bool:
+    """A run that reads as a line of running text (many words, few digits): never an unruled table's cell."""
+    text = box.text.strip()
+    words = text.split()
+    digits = sum(c.isdigit() for c in text)
+    if len(words) >= MIN_SENTENCE_WORDS and digits < 0.1 * len(text):
+        return True
+    # Shorter lines of a narrow column: a sentence ends or breaks in them ("… bit.", "… de-").
+    return len(words) >= 4 and not digits and (". " in text or text[-1] in ".,;-\ufffe\xad")
 
 
 def _prose_like(boxes: Sequence[Box]) -> bool:
@@ -159,11 +177,28 @@ def _ruled_regions(rules: Sequence[Rule], boxes: Sequence[Box], h: float) -> lis
     return [(min(r.x0 for r in g), g[0].y0, max(r.x1 for r in g), g[-1].y1) for g in regions if len(g) >= 2]
 
 
+def _outside_prose_columns(row: list[Box], sentences: Sequence[Box], h: float) -> list[Box]:
+    """The row without the short last lines of a paragraph column that lies beside the rest of the row."""
+    out = list(row)
+    for s in sentences:
+        if not any(abs(b.yc - s.yc) <= MAX_PARAGRAPH_GAP_HEIGHTS * h for b in row):
+            continue
+        inside = [b for b in out if b.x0 >= s.x0 - 2 and b.x1 <= s.x1 + 2]
+        beside = [b for b in out if b.x0 >= s.x1 - 2 or b.x1 <= s.x0 + 2]
+        # Runs under a paragraph line, the rest of the row in another column: the paragraph's lines, not cells.
+        if inside and beside and len(inside) + len(beside) == len(out):
+            out = beside
+    return out
+
+
 def _plain_blocks(boxes: list[Box], h: float) -> list[list[Box]]:
     """Runs of consecutive rows with MIN_PLAIN_COLS or more cells each, close together."""
     blocks: list[list[list[Box]]] = []
     prev_bottom = None
-    for row in rows_of(boxes):
+    # Prose lines stay out: beside a table (two columns) they would add a column to each of its rows.
+    sentences = [b for b in boxes if _sentence(b)]
+    for row in rows_of([b for b in boxes if not _sentence(b)]):
+        row = _outside_prose_columns(row, sentences, h)
         top = min(b.y0 for b in row)
         if (
             len(row) >= MIN_PLAIN_COLS

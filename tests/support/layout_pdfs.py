@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import textwrap
 from collections.abc import Callable, Sequence
 
 from reportlab.lib.pagesizes import A4
@@ -59,6 +60,32 @@ def table_pdf(style: str, rows: Sequence[Sequence[str]] = TABLE) -> bytes:
             for x in edges:
                 c.line(x, top, x, y)
         _lines(c, SENTENCES[2:4], y - 24)
+
+    return _pdf([draw])
+
+
+def side_by_side_pdf(style: str, rows: Sequence[Sequence[str]] = TABLE) -> bytes:
+    """A narrow column of prose on the left and, beside it at the same height, a table ('grid', 'booktabs', 'plain')."""
+
+    def draw(c: canvas.Canvas) -> None:
+        c.setFont("Helvetica", 10)
+        y = H - 72
+        for line in textwrap.wrap(" ".join(SENTENCES[:3]), 42):
+            c.drawString(50, y, line)
+            y -= 13
+        y = top = H - 66
+        edges = [310 + 58 * k for k in range(len(rows[0]) + 1)]
+        for r, row in enumerate(rows):
+            if style == "grid" or (style == "booktabs" and r < 2):
+                c.line(edges[0], y, edges[-1], y)
+            for k, cell in enumerate(row):
+                c.drawString(edges[k] + 5, y - 12, cell)
+            y -= 16
+        if style != "plain":
+            c.line(edges[0], y, edges[-1], y)
+        if style == "grid":
+            for x in edges:
+                c.line(x, top, x, y)
 
     return _pdf([draw])
 

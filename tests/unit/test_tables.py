@@ -38,6 +38,16 @@ def test_table_becomes_html_with_every_cell_in_place(style: str) -> None:
     assert text.index(pdfgen.SENTENCES[1]) < text.index("<table>") < text.index(pdfgen.SENTENCES[2])
 
 
+@pytest.mark.parametrize("style", ["grid", "booktabs", "plain"])
+def test_prose_beside_a_table_stays_out_of_its_cells(style: str) -> None:
+    text = _text(layout_pdfs.side_by_side_pdf(style))
+    assert text.count("<table>") == 1
+    assert _rows(text) == layout_pdfs.TABLE  # no column of prose lines added to the table
+    prose = " ".join(text[: text.index("<table>")].split() + text[text.index("</table>") + 8 :].split())
+    for sentence in pdfgen.SENTENCES[:3]:
+        assert " ".join(sentence.split()[:4]) in prose
+
+
 def test_prose_in_columns_is_not_a_table() -> None:
     text = _text(pdfgen.two_column_pdf(pdfgen.SENTENCES[:4], pdfgen.SENTENCES[4:]))
     assert "<table>" not in text
