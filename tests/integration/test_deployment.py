@@ -1,0 +1,164 @@
+"""The production path as deployed, on one machine: Postgres, SeaweedFS, a VLM server, daemon + webserver.
+
+Nothing is driven in-process: the shipped instance file (deploy/dagster-postgres.yaml) on a real PostgreSQL,
+`dagster-daemon run` (sensor, run queue, backfills, run monitoring) and `dagster-webserver`, whose GraphQL API
+turns the sensor on and launches the "failed and missing" backfill exactly as the UI does.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ocr_pipeline.workspace.s3 import S3Workspace
+from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_jsonl
+from tests.support import corpora
+from tests.support.dagster_stack import REPO, DagsterStack, wait_for
+from tests.support.postgres_server import PostgresOnTcp
+from tests.support.s3_server import READER, SeaweedS3
+from tests.support.vlm_server import VlmTestServer
+
+GROUP_ASSETS = ["filtered_pdfs", "page_images", "vlm_ocr_outputs", "dolma_shards"]
+# Estimated at 42 pages each (the mean of the sampled 1, 4 and 120), four inputs make two groups of 100.
+PAGES_PER_GROUP = 100
+FIRST_GROUPS = ["g000001", "g000002"]
+LATE_GROUP = "g000003"
+
+
+@pytest.fixture(scope="module")
+def services() -> Iterator[tuple[PostgresOnTcp, SeaweedS3]]:
+    with PostgresOnTcp() as pg, SeaweedS3() as s3:
+        for bucket in ("pdfs-in", "ocr-ws"):
+            s3.client().create_bucket(Bucket=bucket)
+        yield pg, s3
+
+
+def _env(pg: PostgresOnTcp, s3: SeaweedS3, server: str, workspace: str) -> dict[str, str]:
+    return {
+        **pg.env(),
+        **s3.env(),
+        "OCR_PIPELINE_INPUT_AWS_ACCESS_KEY_ID": READER[0],
+        "OCR_PIPELINE_INPUT_AWS_SECRET_ACCESS_KEY": READER[1],
+        "OCR_PIPELINE_WORKSPACE": workspace,
+        "OCR_PIPELINE_PDFS": "s3://pdfs-in/corpus/",
+        "OCR_PIPELINE_SERVER": server,
+        "OCR_PIPELINE_PAGES_PER_GROUP": str(PAGES_PER_GROUP),
+        "OCR_PIPELINE_MAX_CONCURRENT_REQUESTS": "8",
+        # A run whose server is down fails after 5 s instead of 10 minutes, and the sensor leaves it to a person.
+        "OCR_PIPELINE_SERVER_READY_TIMEOUT_S": "5",
+        "OCR_PIPELINE_SENSOR_MAX_RETRIES": "0",
+    }
+
+
+def _shards(ws: S3Workspace) -> dict[str, bytes]:
+    return {k: ws.read_bytes(k) for k in ws.list("dolma/") if k.endswith(".jsonl.gz")}
+
+
+def _accounted(ws: S3Workspace) -> dict[str, str]:
+    """source → "document" or its rejection reason, over every shard and ledger of the workspace."""
+    where = {d["metadata"]["Source-File"]: "document" for data in _shards(ws).values() for d in read_gzip_jsonl(data)}
+    for key in ws.list("rejected/"):
+        if key.endswith(".jsonl") and "/partial/" not in key:
+            where.update({line["source"]: line["reason"] for line in read_jsonl(ws, key)})
+    return where
+
+
+def _run_statuses(pg: PostgresOnTcp, group: str) -> list[str]:
+    """Statuses of the group's ocr_job runs, oldest first, read from the Postgres run storage itself."""
+    sql = (
+        "SELECT r.status FROM runs r JOIN run_tags t ON t.run_id = r.run_id "
+        f"WHERE t.key = 'dagster/partition' AND t.value = '{group}' ORDER BY r.create_timestamp"
+    )
+    out = pg.query(sql)
+    return out.splitlines() if out else []
+
+
+def _no_overlap_in_gpu_pool(pg: PostgresOnTcp) -> bool:
+    """vlm_ocr_outputs steps (pool `gpu`, limit 1) never ran at the same time in two runs."""
+    sql = (
+        "SELECT run_id, dagster_event_type, extract(epoch from timestamp) FROM event_logs "
+        "WHERE step_key = 'vlm_ocr_outputs' AND dagster_event_type IN ('STEP_START', 'STEP_SUCCESS', 'STEP_FAILURE')"
+    )
+    spans: dict[str, list[float]] = {}
+    for line in pg.query(sql).splitlines():
+        run_id, _, ts = line.split("|")
+        spans.setdefault(run_id, []).append(float(ts))
+    intervals = sorted((min(v), max(v)) for v in spans.values())
+    return all(end <= start for (_, end), (start, _) in zip(intervals, intervals[1:], strict=False))
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+def test_daemon_on_postgres_runs_s3_corpus_and_backfills_a_failed_partition(
+    services: tuple[PostgresOnTcp, SeaweedS3], tmp_path: Path
+) -> None:
+    pg, s3 = services
+    started = time.monotonic()
+    vlm = VlmTestServer().start()
+    port = vlm.port
+    env = _env(pg, s3, vlm.url, "s3://ocr-ws/daemon")
+    home = tmp_path / "dagster_home"
+    setup_env = {**os.environ, **env, "DAGSTER_HOME": str(home)}
+    setup = subprocess.run([str(REPO / "deploy" / "dagster_home.sh")], env=setup_env, capture_output=True, text=True)
+    assert setup.returncode == 0, setup.stderr
+    assert "Postgres at 127.0.0.1" in setup.stdout
+    corpus = corpora.mixed_pdfs()  # 1, 4 and 120 pages, and one input that is not a PDF
+    sources = corpora.upload(s3.client(), "pdfs-in", "corpus/", corpus)
+    ws = S3Workspace("s3://ocr-ws/daemon", s3.client())
+    try:
+        with DagsterStack(home, env) as stack:
+            assert stack.start_sensor("work_group_sensor") == "RUNNING"
+            # The daemon's first tick registers the groups and queues a run for each; the queue starts them.
+            def first_runs_succeeded() -> bool:
+                statuses = [_run_statuses(pg, g) for g in FIRST_GROUPS]
+                assert not any("FAILURE" in s for s in statuses), (statuses, stack.log("daemon")[-5000:])
+                return all(s == ["SUCCESS"] for s in statuses)
+
+            wait_for("both runs to succeed", first_runs_succeeded, 900, poll_s=5)
+            assert _accounted(ws) == {**{s: "document" for s in sources[1:]}, sources[0]: "corrupt_pdf"}
+            assert sorted(_shards(ws)) == [f"dolma/{g}.jsonl.gz" for g in FIRST_GROUPS]
+            docs = [d for data in _shards(ws).values() for d in read_gzip_jsonl(data)]
+            pages = sum(len(d["attributes"]["pdf_page_numbers"]) for d in docs)
+            assert pages == corpora.total_pages(corpus) == 125
+            assert _no_overlap_in_gpu_pool(pg) and vlm.violations == []
+            daemon_shards = _shards(ws)
+            rows = pg.query("SELECT count(*) FROM event_logs WHERE run_id <> '' GROUP BY run_id ORDER BY 1").split()
+            print(f"Postgres event-log rows per partition run: {rows}")
+
+            # The same inputs through the CLI, in-process: byte-identical shards.
+            cli = [sys.executable, "-m", "ocr_pipeline.cli", "run", "s3://ocr-ws/cli", "--pdfs", "s3://pdfs-in/corpus/",
+                   "--server", vlm.url, "--pages_per_group", str(PAGES_PER_GROUP), "--quiet"]  # fmt: skip
+            proc = subprocess.run(cli, capture_output=True, text=True, timeout=600, env={**os.environ, **env})
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+            assert _shards(S3Workspace("s3://ocr-ws/cli", s3.client())) == daemon_shards
+
+            # The server goes away; a new input arrives; the sensor's next tick runs its group, which fails.
+            vlm.stop()
+            late = corpora.upload(s3.client(), "pdfs-in", "corpus/", {"late_2p.pdf": corpora.numbered_pdf("late", 2)})
+            wait_for("the late group's run to fail", lambda: _run_statuses(pg, LATE_GROUP) == ["FAILURE"], 300, 3)
+            statuses = stack.partition_statuses("dolma_shards")
+            failed_and_missing = sorted(set(statuses["failedPartitions"]) | set(statuses["unmaterializedPartitions"]))
+            assert failed_and_missing == [LATE_GROUP] and not ws.exists(f"dolma/{LATE_GROUP}.jsonl.gz")
+
+            # Back up on the same port: a "failed and missing" backfill through GraphQL completes the partition.
+            vlm = VlmTestServer(port=port).start()
+            backfill = stack.launch_backfill(GROUP_ASSETS, failed_and_missing)
+            def finished() -> str | None:
+                status = stack.backfill_status(backfill)
+                return None if status == "REQUESTED" else status
+
+            done = wait_for("the backfill", finished, 300, 3)
+            assert done in ("COMPLETED_SUCCESS", "COMPLETED"), (done, stack.log("daemon")[-3000:])
+            assert _run_statuses(pg, LATE_GROUP) == ["FAILURE", "SUCCESS"]
+            assert _accounted(ws)[late[0]] == "document"
+            statuses = stack.partition_statuses("dolma_shards")
+            assert sorted(statuses["materializedPartitions"]) == [*FIRST_GROUPS, LATE_GROUP]
+    finally:
+        vlm.stop()
+    print(f"deployment test: {time.monotonic() - started:.0f}s")
