@@ -55,6 +55,7 @@ def run_cpu(pdfs: list[Path], out: Path) -> dict[str, float]:
                 row["height"],
                 row["text_layer"] or "",
                 bool(row["text_layer_trusted"]),
+                image_covered=bool(row["image_covered"]),
             )
             result = engine.ocr_page(page)
             kind = "text" if result.extra.get("source") == "text_layer" else "ocr"

@@ -65,7 +65,8 @@ def draw_tables(c: canvas.Canvas, rng: random.Random, style: str, count: int, wi
 
 
 def make_scan(rng: random.Random, hidden: str | None) -> tuple[bytes, list[str]]:
-    """A 150 dpi scan of a text page; `hidden` adds an invisible text layer, 'good' or 'poor' (letters garbled)."""
+    """A 150 dpi scan of a text page; `hidden` adds an invisible text layer, 'good', 'poor' (letters garbled)
+    or 'wrong' (every third word replaced by another real word)."""
     buf = io.BytesIO()
     c = canvas.Canvas(buf, pagesize=A4)
     p = Page(c, rng)
@@ -85,6 +86,10 @@ def make_scan(rng: random.Random, hidden: str | None) -> tuple[bytes, list[str]]
         y = H - 72 - BODY
         for line in p.lines:
             text.setTextOrigin(p.margin, y)
+            if hidden == "wrong":  # real words in the wrong places: no letter statistic of the layer flags them
+                line = " ".join(
+                    w if i % 3 else rng.choice(["market", "silver", "winter"]) for i, w in enumerate(line.split())
+                )
             text.textLine(line.translate(swap))
             y -= LEADING
         c.drawText(text)

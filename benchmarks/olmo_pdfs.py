@@ -222,7 +222,7 @@ def footnotes(name: str, seed: int) -> Case:
 
 
 def scan(name: str, seed: int, hidden: str | None) -> Case:
-    """A scanned page (image only), optionally with an invisible OCR layer: 'good' or 'poor' (garbled)."""
+    """A scanned page (image only), optionally with an invisible OCR layer: 'good', 'poor' or 'wrong'."""
     rng = random.Random(seed)
     pdf, lines = make_scan(rng, hidden)
     case = Case(name, pdf)
@@ -272,6 +272,7 @@ def build_cases() -> list[Case]:
         scan("scan_plain", 18, None),
         scan("scan_hidden_good", 19, "good"),
         scan("scan_hidden_poor", 20, "poor"),
+        scan("scan_hidden_wrong", 22, "wrong"),
         equations("equations", 21),
     ]
     return cases

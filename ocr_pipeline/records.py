@@ -40,6 +40,7 @@ class PageInput:
     height: int = 0
     text_layer: str = ""  # the PDF's text for this page, "" for images and scans
     text_layer_trusted: bool = False
+    image_covered: bool = False  # an image covers most of the page: a trusted layer over it may be hidden OCR
 
 
 @dataclass

@@ -10,7 +10,14 @@ import pyarrow as pa
 from ocr_pipeline.pdf.furniture import band_signatures
 from ocr_pipeline.pdf.probe import open_pdf
 from ocr_pipeline.pdf.render import image_to_page, render_pdf_page
-from ocr_pipeline.pdf.text_layer import PageLayout, assess_text_layer, image_coverage, layout_text, page_layout
+from ocr_pipeline.pdf.text_layer import (
+    MIN_SCAN_IMAGE_SHARE,
+    PageLayout,
+    assess_text_layer,
+    image_coverage,
+    layout_text,
+    page_layout,
+)
 from ocr_pipeline.settings import MAX_PAGE_PIXELS
 
 PAGE_SCHEMA = pa.schema(
@@ -22,6 +29,7 @@ PAGE_SCHEMA = pa.schema(
         ("text_layer", pa.string()),
         ("text_layer_trusted", pa.bool_()),
         ("render_error", pa.string()),
+        ("image_covered", pa.bool_()),
     ]
 )
 
@@ -71,12 +79,15 @@ def _pdf_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
                 finally:
                     page.close()
                 quality = assess_text_layer(text, width_pt * height_pt, images)
-                row.update(text_layer=text, text_layer_trusted=quality.trusted)
+                row.update(
+                    text_layer=text, text_layer_trusted=quality.trusted, image_covered=images >= MIN_SCAN_IMAGE_SHARE
+                )
                 rendered = render_pdf_page(doc, index, target_dim, MAX_PAGE_PIXELS)
                 row.update(png=rendered.png, width=rendered.width, height=rendered.height, render_error=None)
             except Exception as exc:  # noqa: BLE001 - one bad page must not sink its document
                 row.setdefault("text_layer", "")
                 row.setdefault("text_layer_trusted", False)
+                row.setdefault("image_covered", False)
                 row["render_error"] = f"{type(exc).__name__}: {exc}"
             yield row
     finally:
@@ -99,5 +110,6 @@ def _image_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
             "text_layer": "",
             "text_layer_trusted": False,
             "render_error": None,
+            "image_covered": True,
         }
     ]

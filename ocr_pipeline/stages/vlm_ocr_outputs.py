@@ -93,6 +93,7 @@ def _page_input(row: dict[str, Any]) -> PageInput:
         height=row["height"] or 0,
         text_layer=row["text_layer"] or "",
         text_layer_trusted=bool(row["text_layer_trusted"]),
+        image_covered=bool(row.get("image_covered")),  # absent from pages written before the column
     )
 
 

@@ -7,10 +7,11 @@ import textwrap
 from collections.abc import Callable, Sequence
 
 from reportlab.lib.pagesizes import A4
+from reportlab.lib.utils import ImageReader
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen import canvas
 
-from tests.support.pdfgen import SENTENCES
+from tests.support.pdfgen import SENTENCES, render_image
 
 W, H = A4
 TABLE = [
@@ -153,3 +154,40 @@ def repairs_pdf() -> bytes:
         c.drawString(72, H - 270, "came down on the village that evening.")
 
     return _pdf([draw])
+
+
+# Plausible words a poor OCR layer puts in place of the right ones: real English, so no letter statistic flags them.
+WRONG_WORDS = ["water", "house", "market", "silver", "garden", "letter", "winter", "number", "county", "bridge"]
+
+
+def hidden_layer_scan_pdf(paragraphs: Sequence[str], wrong_every: int = 0, dpi: int = 150) -> bytes:
+    """A scan of `paragraphs` under an invisible text layer; `wrong_every` > 0 replaces every n-th word in it."""
+    lines = [line for para in paragraphs for line in textwrap.wrap(para, 80)]
+
+    def page(c: canvas.Canvas) -> None:
+        _lines(c, lines, H - 72, size=11, leading=16)
+
+    image = render_image(_pdf([page]), dpi=dpi)
+    k = 0
+
+    def garble(line: str) -> str:
+        nonlocal k
+        out = []
+        for word in line.split():
+            k += 1
+            out.append(WRONG_WORDS[k % len(WRONG_WORDS)] if wrong_every and k % wrong_every == 0 else word)
+        return " ".join(out)
+
+    def scanned(c: canvas.Canvas) -> None:
+        c.drawImage(ImageReader(image), 0, 0, W, H)
+        text = c.beginText()
+        text.setTextRenderMode(3)  # invisible, as OCR software writes its layer
+        text.setFont("Helvetica", 11)
+        y = H - 72
+        for line in lines:
+            text.setTextOrigin(72, y)
+            text.textLine(garble(line))
+            y -= 16
+        c.drawText(text)
+
+    return _pdf([scanned])

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from ocr_pipeline.engines.cpu.layer_check import LayerVerdict, check_layer
 from ocr_pipeline.engines.cpu.orientation import detect_orientation, rotate_upright
 from ocr_pipeline.pdf.reading_order import Box, looks_like_table, order_lines
 from ocr_pipeline.records import PageInput, PageResult
@@ -94,6 +95,22 @@ class CpuEngine:
             scores.append(float(out.scores[0]) if out.scores else 0.0)
         return scores
 
+    def _read_line(self, crop: np.ndarray) -> tuple[str, float]:
+        """Text and confidence of one text-line image."""
+        out = self._engine()(crop, use_det=False, use_cls=False, use_rec=True)
+        return (str(out.txts[0]), float(out.scores[0])) if out.txts else ("", 0.0)
+
+    def check_hidden_layer(self, png: bytes, layer: str) -> LayerVerdict:
+        """A scan's hidden text layer against OCR of a sample of the image's lines (see layer_check.py)."""
+        with Image.open(io.BytesIO(png)) as img:
+            image = np.asarray(img.convert("RGB"))
+
+        def detect(array: np.ndarray) -> list[np.ndarray]:
+            out = self._engine()(array, use_det=True, use_cls=False, use_rec=False)
+            return [] if out.boxes is None else list(out.boxes)
+
+        return check_layer(image, layer, detect, self._read_line)
+
     def ocr_image(self, image: Image.Image) -> dict[str, Any]:
         """OCR one page image, upright or not: text in reading order and page attributes."""
         image = image.convert("RGB")
@@ -134,7 +151,16 @@ class CpuEngine:
             engine=self.name,
             model=self.model,
         )
-        if page.text_layer_trusted:
+        trusted = page.text_layer_trusted
+        if trusted and page.image_covered and page.png:
+            # A layer over a scan may be someone's poor OCR that reads plausibly: check it against ours.
+            try:
+                verdict = self.check_hidden_layer(page.png, page.text_layer)
+                result.extra["layer_check"] = verdict.evidence()
+                trusted = not verdict.replace
+            except Exception as exc:  # noqa: BLE001 - the check is advice: without it the layer stands
+                result.extra["layer_check"] = {"error": f"{type(exc).__name__}: {exc}"}
+        if trusted:
             result.extra["source"] = "text_layer"
             # The text layer carries its tables as HTML (pdf/table_html.py): that is what makes a table page.
             result.is_table = "<table>" in page.text_layer
