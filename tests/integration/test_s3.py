@@ -22,9 +22,12 @@ from ocr_pipeline.local_run import run_local
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.workspace.s3 import S3Workspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_jsonl
-from tests.support import pdfgen
+from tests.support import corpora, pdfgen
 from tests.support.fault_proxy import FaultProxy
 from tests.support.s3_server import READER, SeaweedS3
+
+# Page counts of the corpus's PDFs: the estimate (their sampled mean) is right for none of them.
+MIXED_PAGES = (1, 120, 3)
 
 
 @pytest.fixture(scope="module")
@@ -51,11 +54,13 @@ def _bucket(s3: SeaweedS3, name: str) -> str:
 
 
 def _upload_corpus(s3: SeaweedS3, bucket: str, prefix: str, count: int = 3) -> list[str]:
+    """doc0 (1 page), doc1 (120 pages), doc2 (3 pages), ... and a broken one: the scan's page estimate is wrong
+    for every one of them, as on a real corpus."""
     client = s3.client()
     keys = []
     for i in range(count):
         key = f"{prefix}doc{i}.pdf"
-        body = pdfgen.text_pdf([[f"Document {i} says hello.", pdfgen.SENTENCES[i]], [pdfgen.SENTENCES[i + 1]]])
+        body = corpora.numbered_pdf(f"doc{i}", MIXED_PAGES[i % len(MIXED_PAGES)])
         client.put_object(Bucket=_bucket(s3, bucket), Key=key, Body=body)
         keys.append(key)
     client.put_object(Bucket=bucket, Key=f"{prefix}broken.pdf", Body=b"%PDF-1.4 truncated")
@@ -130,7 +135,7 @@ def test_sensor_registers_groups_and_requests_each_run_once(s3_env: SeaweedS3) -
         return [r.partition_key for r in result.run_requests], result.cursor
 
     ran, cursor = tick(None)
-    # Three inputs, each estimated at two pages (the sampled mean), in groups of three pages: one each.
+    # Three inputs, each estimated at 60 pages (the sampled mean of 1 and 120), in groups of three pages: one each.
     assert ran == ["g000001", "g000002", "g000003"] and instance.get_dynamic_partitions("work_groups") == ran
     ws = S3Workspace("s3://sensor-ws/w", s3_env.client())
     assert sorted(ws.list("dolma/")) == [f"dolma/{g}.jsonl.gz" for g in ran]
