@@ -7,12 +7,20 @@ import logging
 import os
 import shlex
 import sys
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ocr_pipeline.engines.vlm.client import ServerNotReadyError
-from ocr_pipeline.inputs.specs import InputSpecError, check_specs
-from ocr_pipeline.launch.vllm_server import ManagedVllmServer, VllmLaunchSettings, VllmServerError
+from ocr_pipeline.inputs.specs import check_specs
+from ocr_pipeline.launch.preflight import (
+    EXIT_CODES,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    check_server,
+    check_workspace,
+    explain,
+)
+from ocr_pipeline.launch.vllm_server import ManagedVllmServer, VllmLaunchSettings
 from ocr_pipeline.settings import PipelineSettings, field_types, fields_of
 from ocr_pipeline.stages.pdf_inventory import list_groups
 from ocr_pipeline.viewer import render_group_html
@@ -21,7 +29,9 @@ from ocr_pipeline.workspace.keys import view_key
 from ocr_pipeline.workspace.storage import open_workspace
 
 if TYPE_CHECKING:
-    from ocr_pipeline.local_run import RunSummary
+    from ocr_pipeline.local_run import RunLog, RunSummary
+
+EPILOG = "exit status:\n" + "\n".join(f"  {code}  {meaning}" for code, meaning in EXIT_CODES)
 
 
 def run_flags() -> list[tuple[str, dict[str, object]]]:
@@ -70,10 +80,16 @@ def build_parser() -> argparse.ArgumentParser:
     """The command's argument parser."""
     parser = argparse.ArgumentParser(prog="ocr-pipeline", description="PDFs and page images to Dolma JSONL.")
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run every stage for the given inputs in this process")
+    run = sub.add_parser(
+        "run",
+        help="run every stage for the given inputs in this process",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     run.add_argument("workspace", help="output folder (or s3://bucket/prefix)")
     _add_flags(run, run_flags())
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--verbose", action="store_true", help="full tracebacks on the console (always in the log file)")
     gpu = run.add_argument_group(
         "local GPU mode: start `vllm serve --model MODEL` here (pip install 'ocr-pipeline[gpu]')"
     )
@@ -125,18 +141,12 @@ def settings_from_args(args: argparse.Namespace) -> PipelineSettings:
     ).validate()
 
 
-def print_summary(s: RunSummary) -> None:
-    """The final report: documents, pages, rejections by reason, speed."""
-    rate = s.pages / s.seconds if s.seconds else 0.0
-    failed = f" ({len(s.failed_groups)} failed: {', '.join(s.failed_groups)})" if s.failed_groups else ""
-    reasons = ", ".join(f"{k}={v}" for k, v in sorted(s.rejected.items()))
-    print(f"groups run:     {s.groups}{failed}")
-    print(f"documents:      {s.documents}")
-    print(f"pages:          {s.pages} ({s.fallback_pages} fallback)")
-    print(f"rejected:       {sum(s.rejected.values())}" + (f" ({reasons})" if reasons else ""))
-    print(f"time:           {s.seconds:.1f}s, {rate:.2f} pages/s")
-    if s.unaccounted:
-        print(f"UNACCOUNTED inputs (a bug, please report): {s.unaccounted[:10]}")
+def print_summary(summary: RunSummary, log: str | None = None) -> None:
+    """The final report on stdout (see local_run.summary_lines)."""
+    # Imported here to save start-up time: local_run loads Dagster, which --help and `pending` never need.
+    from ocr_pipeline.local_run import summary_lines
+
+    print("\n".join(summary_lines(summary, log)))
 
 
 def _run_with_managed_vllm(args: argparse.Namespace, settings: PipelineSettings) -> RunSummary:
@@ -155,44 +165,75 @@ def _run_with_managed_vllm(args: argparse.Namespace, settings: PipelineSettings)
     with ManagedVllmServer(launch, ready_timeout_s=args.vllm_ready_timeout) as server:
         print(f"vLLM ready at {server.url} (log: {server.log_path})", file=sys.stderr)
         settings.server = server.url
-        return run_local(settings, show_progress=not args.quiet)
+        return run_local(settings, show_progress=not args.quiet, verbose=args.verbose)
+
+
+def _console_logging(verbose: bool) -> None:
+    """Warnings on stderr; traces and Python warnings only with --verbose (the log file gets them always)."""
+    root = logging.getLogger()
+    root.setLevel(logging.INFO)
+    console = logging.StreamHandler(sys.stderr)
+    console.setLevel(logging.WARNING)
+    console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    if not verbose:
+        console.addFilter(lambda r: not r.name.startswith(("ocr_pipeline.trace", "py.warnings")))
+    root.addHandler(console)
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request is noise, even in the log file
+    logging.captureWarnings(True)
+    warnings.simplefilter("default")
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """`ocr-pipeline run`: check the workspace and server once, run every pending group, report, exit code."""
+    _console_logging(args.verbose)
+    try:
+        settings = settings_from_args(args)
+    except ValueError as exc:
+        print(f"ocr-pipeline: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.vllm and settings.server:
+        print("ocr-pipeline: error: --vllm starts its own server; drop --server", file=sys.stderr)
+        return EXIT_USAGE
+    # Imported here to save start-up time: Dagster loads only when a run starts, not for --help or `pending`.
+    from ocr_pipeline.local_run import RunLog, run_local
+
+    log: RunLog | None = None
+    try:
+        check_specs(settings.pdfs)
+        workspace = check_workspace(settings.workspace, bool(settings.pdfs))
+        log = RunLog(workspace)
+        if not settings.pdfs:
+            print("ocr-pipeline: no --pdfs given; resuming the groups already in the workspace", file=sys.stderr)
+        if args.vllm:
+            summary = _run_with_managed_vllm(args, settings)
+        else:
+            if settings.server:
+                check_server(settings, lambda line: print(line, file=sys.stderr, flush=True))
+            summary = run_local(settings, show_progress=not args.quiet, verbose=args.verbose)
+    except KeyboardInterrupt:
+        print("ocr-pipeline: interrupted; run the same command again to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        code, line = explain(exc, settings)
+        logging.getLogger("ocr_pipeline.trace").error("run failed: %s", line, exc_info=exc)
+        where = f" (log: {log.shown})" if log else ""
+        print(f"ocr-pipeline: error: {line}{where}", file=sys.stderr)
+        return code
+    finally:
+        if log:
+            log.close()
+    print_summary(summary, log.shown)
+    return 0 if summary.ok else 1
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.command == "pending":
         return print_pending(args.workspace)
     if args.command == "view":
         return write_viewer(args)
-    try:
-        settings = settings_from_args(args)
-    except ValueError as exc:
-        print(f"ocr-pipeline: error: {exc}", file=sys.stderr)
-        return 2
-    if args.vllm and settings.server:
-        print("ocr-pipeline: error: --vllm starts its own server; drop --server", file=sys.stderr)
-        return 2
-    if not settings.pdfs:
-        print("ocr-pipeline: no --pdfs given; resuming the groups already in the workspace", file=sys.stderr)
-    # Imported here to save start-up time: Dagster loads only when a run starts, not for --help or `pending`.
-    from ocr_pipeline.local_run import run_local
-
-    try:
-        check_specs(settings.pdfs)
-        if args.vllm:
-            summary = _run_with_managed_vllm(args, settings)
-        else:
-            summary = run_local(settings, show_progress=not args.quiet)
-    except InputSpecError as exc:
-        print(f"ocr-pipeline: error: {exc}", file=sys.stderr)
-        return 2
-    except (VllmServerError, ServerNotReadyError) as exc:  # the managed server never came up, or kept dying
-        print(f"ocr-pipeline: error: {exc}", file=sys.stderr)
-        return 1
-    print_summary(summary)
-    return 0 if summary.ok else 1
+    return run_command(args)
 
 
 if __name__ == "__main__":

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
+import os
+import tempfile
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tqdm import tqdm
 
-from ocr_pipeline.defs.materialize import new_instance, run_group, run_inventory
+from ocr_pipeline.defs.materialize import GroupOutcome, new_instance, run_group_outcome, run_inventory
 from ocr_pipeline.progress import TqdmProgress
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.pdf_inventory import list_groups, read_group
@@ -20,6 +24,9 @@ from ocr_pipeline.workspace.s3 import client_from_env
 from ocr_pipeline.workspace.storage import Workspace, open_workspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_jsonl
 
+# Full error traces go to this logger: the run's log file always, the console only with --verbose.
+trace_log = logging.getLogger("ocr_pipeline.trace")
+
 
 @dataclass
 class RunSummary:
@@ -27,6 +34,7 @@ class RunSummary:
 
     groups: int = 0
     failed_groups: list[str] = field(default_factory=list)
+    causes: dict[str, str] = field(default_factory=dict)
     documents: int = 0
     pages: int = 0
     fallback_pages: int = 0
@@ -39,9 +47,15 @@ class RunSummary:
         """Every group ran and every input ended as a document or an explicit rejection."""
         return not self.failed_groups and not self.unaccounted
 
+    def fail(self, group: str, outcome: GroupOutcome) -> None:
+        """Record a failed group, its one-line cause, and its full trace in the log."""
+        self.failed_groups.append(group)
+        self.causes[group] = outcome.cause or "failed"
+        trace_log.error("group %s failed: %s\n%s", group, outcome.cause, outcome.trace)
 
-def _run_group_in_child(settings: PipelineSettings, group: str) -> tuple[str, bool]:
-    return group, run_group(settings, group)
+
+def _run_group_in_child(settings: PipelineSettings, group: str, level: str) -> tuple[str, GroupOutcome]:
+    return group, run_group_outcome(settings, group, console_level=level)
 
 
 def _workspace_client(settings: PipelineSettings) -> object:
@@ -49,10 +63,12 @@ def _workspace_client(settings: PipelineSettings) -> object:
     return client_from_env("workspace") if settings.workspace.startswith("s3://") else None
 
 
-def run_local(settings: PipelineSettings, *, show_progress: bool = True) -> RunSummary:
+def run_local(settings: PipelineSettings, *, show_progress: bool = True, verbose: bool = True) -> RunSummary:
     """Inventory the inputs, then run every group without a shard yet; resumable by design."""
     started = time.monotonic()
     settings.validate()
+    # Without --verbose, Dagster's console shows no step errors (their traces go to the log file instead).
+    level = "WARNING" if verbose else "CRITICAL"
     workspace = open_workspace(settings.workspace, _workspace_client(settings))
     instance = new_instance()
     run_inventory(settings, instance)
@@ -66,18 +82,19 @@ def run_local(settings: PipelineSettings, *, show_progress: bool = True) -> RunS
             ProcessPoolExecutor(settings.workers, mp_context=context) as pool,
             tqdm(total=len(pending), unit="group", desc="groups", disable=not show_progress) as bar,
         ):
-            futures = [pool.submit(_run_group_in_child, settings, g) for g in pending]
+            futures = [pool.submit(_run_group_in_child, settings, g, level) for g in pending]
             for future in as_completed(futures):
-                group, ok = future.result()
+                group, outcome = future.result()
                 bar.update(1)
-                if not ok:
-                    summary.failed_groups.append(group)
+                if outcome.cause is not None:
+                    summary.fail(group, outcome)
     else:
         progress = TqdmProgress(disable=not show_progress)
         for index, group in enumerate(pending, 1):
             progress.prefix = f"[{index}/{len(pending)}] "
-            if not run_group(settings, group, instance, progress):
-                summary.failed_groups.append(group)
+            outcome = run_group_outcome(settings, group, instance, progress, console_level=level)
+            if outcome.cause is not None:
+                summary.fail(group, outcome)
         progress.close()
     for group in pending:
         if group not in summary.failed_groups:
@@ -97,3 +114,49 @@ def _account(workspace: Workspace, group: str, summary: RunSummary) -> None:
     summary.rejected.update(line["reason"] for line in ledger)
     ended = {d["metadata"]["Source-File"] for d in docs} | {line["source"] for line in ledger}
     summary.unaccounted += [r["source"] for r in read_group(workspace, group) if r["source"] not in ended]
+
+
+def summary_lines(s: RunSummary, log: str | None = None) -> list[str]:
+    """The final report: groups (each failed one with its cause), documents, pages, rejections, speed, log."""
+    rate = s.pages / s.seconds if s.seconds else 0.0
+    failed = f" ({len(s.failed_groups)} failed: {', '.join(s.failed_groups)})" if s.failed_groups else ""
+    reasons = ", ".join(f"{k}={v}" for k, v in sorted(s.rejected.items()))
+    lines = [f"groups run:     {s.groups}{failed}"]
+    lines += [f"  {group}: {s.causes.get(group, 'failed')}" for group in s.failed_groups]
+    lines += [
+        f"documents:      {s.documents}",
+        f"pages:          {s.pages} ({s.fallback_pages} fallback)",
+        f"rejected:       {sum(s.rejected.values())}" + (f" ({reasons})" if reasons else ""),
+        f"time:           {s.seconds:.1f}s, {rate:.2f} pages/s",
+    ]
+    if s.unaccounted:
+        lines.append(f"UNACCOUNTED inputs (a bug, please report): {s.unaccounted[:10]}")
+    if log:
+        lines.append(f"log:            {log}")
+    return lines
+
+
+class RunLog:
+    """The run's log file, `logs/run-<timestamp>.log` in the workspace (written locally, uploaded for S3)."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        self.workspace, self.key = workspace, f"logs/run-{stamp}-{os.getpid()}.log"
+        local = workspace.local_path(self.key)
+        if local is None:
+            self.path = Path(tempfile.mkdtemp(prefix="ocr-pipeline-log-")) / Path(self.key).name
+            self.shown = f"{workspace.uri}/{self.key}"
+        else:
+            self.path, self.shown = local, str(local)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.handler = logging.FileHandler(self.path, encoding="utf-8")
+        self.handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        self.handler.setLevel(logging.INFO)
+        logging.getLogger().addHandler(self.handler)
+
+    def close(self) -> None:
+        """Stop logging to the file; on S3, publish it under logs/."""
+        logging.getLogger().removeHandler(self.handler)
+        self.handler.close()
+        if self.workspace.local_path(self.key) is None:
+            self.workspace.write_file(self.key, self.path)

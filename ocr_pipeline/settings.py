@@ -101,7 +101,7 @@ class PipelineSettings:
         False, "send olmOCR's regex as guided_regex and structured_outputs", env="GUIDED_DECODING"
     )
     server_ready_timeout: float = option(
-        600.0, "seconds the OCR worker waits for the server's GET /v1/models", env="SERVER_READY_TIMEOUT_S"
+        60.0, "seconds to wait for the VLM server's GET /v1/models (CLI and worker)", env="SERVER_READY_TIMEOUT_S"
     )
     hourly_cost_usd: float = option(
         0.0, "what the OCR machine or GPU costs an hour; adds usd_per_million_pages", env="HOURLY_COST_USD"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from dagster import AssetSelection, DagsterInstance, Definitions
@@ -50,9 +51,54 @@ def run_group(
     progress: ProgressSink | None = None,
 ) -> bool:
     """Run ocr_job for one work group (its assets and their checks); returns whether every step succeeded."""
+    return run_group_outcome(settings, group, instance, progress).cause is None
+
+
+@dataclass(frozen=True)
+class GroupOutcome:
+    """How one group's run ended: `cause` is None on success, else one line; `trace` holds the full errors."""
+
+    cause: str | None
+    trace: str = ""
+
+
+def run_group_outcome(
+    settings: PipelineSettings,
+    group: str,
+    instance: DagsterInstance | None = None,
+    progress: ProgressSink | None = None,
+    *,
+    console_level: str = "WARNING",
+) -> GroupOutcome:
+    """Run ocr_job for one group; on failure, the cause in one line and every error's trace (for a log file)."""
     instance = instance or new_instance()
     if not instance.has_dynamic_partition(work_groups.name, group):
         instance.add_dynamic_partitions(work_groups.name, [group])
     job = _definitions(settings, progress).resolve_job_def(ocr_job.name)
-    result = job.execute_in_process(instance=instance, partition_key=group, run_config=QUIET, raise_on_error=False)
-    return result.success
+    config = {"loggers": {"console": {"config": {"log_level": console_level}}}}
+    result = job.execute_in_process(instance=instance, partition_key=group, run_config=config, raise_on_error=False)
+    if result.success:
+        return GroupOutcome(None)
+    # The instance's log, not result.all_events: only it has Pipes' event carrying the worker's own exception.
+    events = [entry.dagster_event for entry in instance.all_logs(result.run_id) if entry.dagster_event]
+    errors = [e for e in (getattr(ev.event_specific_data, "error", None) for ev in events) if e]
+    trace = "\n".join(error.to_string() for error in errors)
+    return GroupOutcome(plain_cause(errors) if errors else "a step failed (no error recorded)", trace)
+
+
+def plain_cause(errors: list[Any]) -> str:
+    """One line from Dagster's error infos: the first innermost exception that is not Dagster's own, in words."""
+    innermost = []
+    for error in errors:
+        while error.cause is not None:
+            error = error.cause
+        innermost.append(error)
+    inner = next((e for e in innermost if not (e.cls_name or "").startswith("Dagster")), innermost[0])
+    name = inner.cls_name or "Error"
+    message = (inner.message or "").strip().splitlines()[0] if (inner.message or "").strip() else ""
+    message = message.removeprefix(f"{name}: ").removeprefix(f"{inner.cls_name}: ")
+    if name in ("ServerNotReadyError", "ServerNotOpenAIError"):
+        return "VLM server unreachable: " + message.removeprefix("VLM server at ")
+    if name == "ServerUnavailableError":
+        return "VLM server unavailable: " + message
+    return f"{name}: {message}"[:300]

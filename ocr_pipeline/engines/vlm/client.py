@@ -7,6 +7,7 @@ import email.utils
 import json
 import logging
 import random
+import socket
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +42,14 @@ class VlmClientError(Exception):
 
 class ServerNotReadyError(VlmClientError):
     """The server never answered GET /v1/models within the readiness timeout."""
+
+    def __init__(self, message: str, url: str = "", cause: str = "") -> None:
+        super().__init__(message)
+        self.url, self.cause = url, cause
+
+
+class ServerNotOpenAIError(ServerNotReadyError):
+    """Something answers at the URL, but not an OpenAI-compatible model list (or it refuses the key)."""
 
 
 class ServerUnavailableError(VlmClientError):
@@ -212,21 +221,63 @@ class VlmClient:
             await asyncio.sleep(delay)
 
 
-async def wait_for_server(server: str, timeout_s: float = 600.0, *, poll_s: float = 0.5) -> list[str]:
-    """Poll GET /v1/models until it answers 200; return the served model ids or raise ServerNotReadyError."""
+def plain_cause(exc: BaseException) -> str:
+    """A connection failure in a few words: connection refused, host not found, timed out."""
+    chain, seen = [], exc
+    while seen is not None and len(chain) < 8:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    if any(isinstance(e, ConnectionRefusedError) for e in chain) or "connection attempts failed" in str(exc):
+        return "connection refused"
+    if any(isinstance(e, socket.gaierror) for e in chain) or "name or service not known" in str(exc).lower():
+        return "host not found"
+    if isinstance(exc, httpx.TimeoutException):
+        return "no answer (timed out)"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _model_ids(response: httpx.Response, url: str) -> list[str]:
+    """The model ids of a 200 GET /v1/models reply; ServerNotOpenAIError when it is not an OpenAI model list."""
+    try:
+        data = response.json().get("data")
+        if not isinstance(data, list):
+            raise ValueError("no 'data' list")
+        return [m.get("id", "") for m in data]
+    except (ValueError, AttributeError) as exc:
+        cause = f"not an OpenAI-compatible server (GET /v1/models: {str(exc)[:80]})"
+        raise ServerNotOpenAIError(f"VLM server at {url}: {cause}", url, cause) from exc
+
+
+async def wait_for_server(
+    server: str, timeout_s: float = 600.0, *, poll_s: float = 0.5, api_key: str | None = None
+) -> list[str]:
+    """Poll GET /v1/models until it answers 200; return the served model ids or raise ServerNotReadyError.
+
+    Refused connections and 5xx are waited out (a server still loading); a 4xx or a 200 that is not an OpenAI
+    model list is another service or a refused key, and fails at once with ServerNotOpenAIError.
+    """
     url = api_base(server) + "/models"
     deadline = time.monotonic() + timeout_s
     last = "no answer yet"
-    async with httpx.AsyncClient(timeout=httpx.Timeout(max(1.0, min(10.0, timeout_s)))) as http:
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    timeout = httpx.Timeout(max(1.0, min(10.0, timeout_s)))
+    async with httpx.AsyncClient(timeout=timeout, headers=headers) as http:
         while True:
             try:
                 response = await http.get(url)
                 if response.status_code == 200:
-                    return [m.get("id", "") for m in response.json().get("data", [])]
+                    return _model_ids(response, url)
+                if response.status_code in (401, 403):
+                    cause = f"refused the API key (HTTP {response.status_code})"
+                    raise ServerNotOpenAIError(f"VLM server at {url}: {cause}", url, cause)
+                if 400 <= response.status_code < 500:
+                    cause = f"not an OpenAI-compatible server (GET /v1/models: HTTP {response.status_code})"
+                    raise ServerNotOpenAIError(f"VLM server at {url}: {cause}", url, cause)
                 last = f"HTTP {response.status_code}"
-            except (httpx.HTTPError, OSError, ValueError) as exc:
-                last = f"{type(exc).__name__}: {exc}"
+            except (httpx.HTTPError, OSError) as exc:
+                last = plain_cause(exc)
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise ServerNotReadyError(f"VLM server at {url} was not ready after {timeout_s:g}s (last: {last})")
+                message = f"VLM server at {url} was not ready after {timeout_s:g}s (last: {last})"
+                raise ServerNotReadyError(message, url, last)
             await asyncio.sleep(min(poll_s, remaining))
