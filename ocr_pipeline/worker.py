@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import json
 import os
+import signal
 import sys
+import threading
+import time
 from dataclasses import asdict
 from typing import Any
 
 from dagster_pipes import DAGSTER_PIPES_CONTEXT_ENV_VAR, open_dagster_pipes
 
 from ocr_pipeline.engines.base import result_settings_key
-from ocr_pipeline.engines.vlm.client import wait_for_server
+from ocr_pipeline.engines.vlm.client import VlmClientError, wait_for_server
 from ocr_pipeline.engines.vlm.vlm_engine import VlmEngine
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.vlm_ocr_outputs import OcrResult, ocr_group
@@ -24,6 +28,33 @@ from ocr_pipeline.workspace.storage import open_workspace
 
 API_KEY_ENV = "OCR_PIPELINE_API_KEY"
 SETTINGS_ENV = "OCR_PIPELINE_SETTINGS"
+# prctl(2) option: the signal this process gets when its parent dies (Linux).
+PR_SET_PDEATHSIG = 1
+# The worker's exit code when the server fails it (the step's error carries the cause itself).
+EXIT_SERVER = 3
+
+
+def die_with_parent(*, pdeathsig: bool = True, poll_s: float = 1.0) -> None:
+    """End this process when its parent dies: SIGTERM from the kernel on Linux, and a watchdog thread anywhere.
+
+    A SIGKILLed CLI or Dagster step must not leave a worker running and writing to the workspace.
+    """
+    parent = os.getppid()
+    if pdeathsig and sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the watchdog below still covers it
+    if parent <= 1 or os.getppid() != parent:
+        return  # started by init (a container's PID 1 has no parent to outlive), or the parent is already gone
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
 
 
 def worker_invocation(settings: PipelineSettings, group: str) -> tuple[list[str], dict[str, str]]:
@@ -50,7 +81,7 @@ def run_vlm_group(settings: PipelineSettings, group: str, log: Any = print) -> O
     """OCR one group against the VLM server: wait for readiness, then every page with bounded concurrency."""
     if not settings.server:
         raise ValueError("the VLM worker needs a server URL")
-    models = asyncio.run(wait_for_server(settings.server, settings.server_ready_timeout))
+    models = asyncio.run(wait_for_server(settings.server, settings.server_ready_timeout, api_key=settings.api_key))
     log(f"server {settings.server} ready, serving {models}")
     engine = VlmEngine(
         settings.server,
@@ -80,20 +111,31 @@ def summary(result: OcrResult) -> dict[str, Any]:
     return data
 
 
+def engine_metadata(settings: PipelineSettings) -> dict[str, str]:
+    """Which engine and model read the pages, for the asset's metadata."""
+    return {"engine": VlmEngine.name, "model": settings.model}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one group; under Dagster Pipes, report the materialization back to the asset."""
     parser = argparse.ArgumentParser(prog="python -m ocr_pipeline.worker")
     parser.add_argument("--group", required=True, help="the work group (partition key) to OCR")
     args = parser.parse_args(argv)
+    die_with_parent()
     settings = settings_from_launch()
-    if DAGSTER_PIPES_CONTEXT_ENV_VAR not in os.environ:
-        print(json.dumps(summary(run_vlm_group(settings, args.group))))
-        return 0
-    with open_dagster_pipes() as pipes:
-        result = run_vlm_group(settings, args.group, log=pipes.log.info)
-        report = summary(result)
-        report["languages"] = {"raw_value": report["languages"], "type": "json"}
-        pipes.report_asset_materialization(metadata=report)
+    try:
+        if DAGSTER_PIPES_CONTEXT_ENV_VAR not in os.environ:
+            print(json.dumps({**summary(run_vlm_group(settings, args.group)), **engine_metadata(settings)}))
+            return 0
+        with open_dagster_pipes() as pipes:
+            result = run_vlm_group(settings, args.group, log=pipes.log.info)
+            report = {**summary(result), **engine_metadata(settings)}
+            report["languages"] = {"raw_value": report["languages"], "type": "json"}
+            pipes.report_asset_materialization(metadata=report)
+    except VlmClientError as exc:
+        # One line here; Pipes has already handed the exception (and its trace) to the step.
+        print(f"ocr worker {args.group}: {exc}", file=sys.stderr)
+        return EXIT_SERVER
     return 0
 
 

@@ -27,9 +27,10 @@ def cost_metadata(pages: int, memo_hits: int, seconds: float, hourly: float) -> 
     return {"usd_per_million_pages": round(hourly / 3600 * per_page_s * 1_000_000, 2), "hourly_cost_usd": hourly}
 
 
-def ocr_metadata(result: OcrResult, uri: str, hourly: float) -> dict[str, object]:
-    """Asset metadata of one group's OCR: counts, tokens, speed."""
+def ocr_metadata(result: OcrResult, uri: str, hourly: float, engine: str = "", model: str = "") -> dict[str, object]:
+    """Asset metadata of one group's OCR: which engine and model, counts, tokens, speed."""
     return {
+        **({"engine": engine, "model": model} if engine else {}),
         "pages": result.pages,
         "memo_hits": result.memo_hits,
         "fallback_pages": result.fallback_pages,
@@ -58,7 +59,9 @@ def run_vlm_worker(
     cost = cost_metadata(
         int(numbers["pages"]), int(numbers["memo_hits"]), float(numbers["seconds"]), settings.hourly_cost_usd
     )
-    return MaterializeResult(metadata={**reported, **cost, "results": MetadataValue.path(uri)})
+    # The worker reports its engine and model; the settings say them too if an older worker image does not.
+    named = {"engine": reported.get("engine", "vlm"), "model": reported.get("model", settings.model)}
+    return MaterializeResult(metadata={**named, **reported, **cost, "results": MetadataValue.path(uri)})
 
 
 def run_ocr_step(
@@ -80,4 +83,5 @@ def run_ocr_step(
     result = ocr_group(workspace, group, sequential_runner(engine), key, progress.advance)
     context.log.info(f"{result.pages} pages ({result.memo_hits} from memo) in {result.seconds:.1f}s")
     uri = f"{workspace.uri}/{ocr_key(group)}"
-    return MaterializeResult(metadata=ocr_metadata(result, uri, settings.hourly_cost_usd))
+    metadata = ocr_metadata(result, uri, settings.hourly_cost_usd, engine.name, engine.model)
+    return MaterializeResult(metadata=metadata)

@@ -1,0 +1,77 @@
+"""The VLM worker dies with its parent: a SIGKILLed CLI or Dagster step leaves no worker running and writing."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from ocr_pipeline.settings import PipelineSettings
+from ocr_pipeline.worker import worker_invocation
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads process states from /proc")
+
+
+def _alive(pid: int) -> bool:
+    """Whether the process exists and is not a zombie (an orphan may wait to be reaped)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def _orphan_after_parent_killed(child_args: list[str], tmp_path: Path, env: dict[str, str] | None = None) -> int:
+    """Start a parent that starts the child and prints its pid; SIGKILL the parent; return the child's pid."""
+    parent_code = textwrap.dedent(f"""
+        import subprocess, sys, time
+        child = subprocess.Popen([sys.executable, *{child_args!r}])
+        print(child.pid, flush=True)
+        time.sleep(120)
+    """)
+    parent = subprocess.Popen([sys.executable, "-c", parent_code], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, **(env or {})}, cwd=tmp_path)  # fmt: skip
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    time.sleep(3)  # the child is past its start-up and working (or waiting) by now
+    assert _alive(child)
+    parent.send_signal(signal.SIGKILL)
+    parent.wait(10)
+    return child
+
+
+def _gone_within(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_the_worker_ends_when_its_parent_is_killed(tmp_path: Path) -> None:
+    # A real worker, waiting for a server that never comes (a long readiness wait keeps it busy).
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    settings = PipelineSettings(workspace=str(tmp_path / "ws"), server=f"http://127.0.0.1:{port}/v1",
+                                server_ready_timeout=300)  # fmt: skip
+    args, env = worker_invocation(settings, "g000001")
+    child = _orphan_after_parent_killed(args, tmp_path, env)
+    assert _gone_within(child, 10), "the worker outlived its SIGKILLed parent"
+    assert json.loads(env["OCR_PIPELINE_SETTINGS"])["server_ready_timeout"] == 300
+
+
+def test_the_watchdog_alone_ends_an_orphan(tmp_path: Path) -> None:
+    # Where prctl(PR_SET_PDEATHSIG) is missing (not Linux), the parent-pid watchdog thread does it.
+    code = "import time, ocr_pipeline.worker as w; w.die_with_parent(pdeathsig=False, poll_s=0.2); time.sleep(99)"
+    child = _orphan_after_parent_killed(["-c", code], tmp_path)
+    assert _gone_within(child, 10), "the watchdog did not end the orphan"
