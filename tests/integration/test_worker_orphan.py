@@ -75,3 +75,40 @@ def test_the_watchdog_alone_ends_an_orphan(tmp_path: Path) -> None:
     code = "import time, ocr_pipeline.worker as w; w.die_with_parent(pdeathsig=False, poll_s=0.2); time.sleep(99)"
     child = _orphan_after_parent_killed(["-c", code], tmp_path)
     assert _gone_within(child, 10), "the watchdog did not end the orphan"
+
+
+def _worker_pids(workspace: Path) -> list[int]:
+    """Worker processes launched for this workspace (their settings variable names it)."""
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+            if b"ocr_pipeline.worker" in cmdline and str(workspace).encode() in (proc / "environ").read_bytes():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return [pid for pid in found if _alive(pid)]
+
+
+def test_a_sigkilled_cli_takes_its_worker_with_it(tmp_path: Path) -> None:
+    # The server takes a minute a page: the worker is mid-request when the command is killed.
+    from tests.support import pdfgen
+    from tests.support.vlm_server import VlmTestServer
+
+    pdf = pdfgen.write(tmp_path / "in" / "a.pdf", pdfgen.text_pdf([pdfgen.SENTENCES[:2]]))
+    ws = tmp_path / "ws"
+    with VlmTestServer(model="m", service_time_s=60) as server:
+        cli = subprocess.Popen([sys.executable, "-m", "ocr_pipeline.cli", "run", str(ws), "--pdfs", str(pdf),
+                                "--server", server.url, "--model", "m", "--quiet"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        try:
+            deadline = time.monotonic() + 180
+            while not (workers := _worker_pids(ws)) and time.monotonic() < deadline and cli.poll() is None:
+                time.sleep(0.5)
+            assert workers, "the CLI never started its worker"
+            cli.send_signal(signal.SIGKILL)
+            cli.wait(10)
+            assert all(_gone_within(pid, 10) for pid in workers), "the worker outlived the SIGKILLed CLI"
+        finally:
+            if cli.poll() is None:
+                cli.kill()
