@@ -43,7 +43,10 @@ IN_PROGRESS = {
 def _run_request_for(context: SensorEvaluationContext, group: str) -> RunRequest | None:
     """A run for a group without a shard: its first run, or one rerun per failed run, up to the cap."""
     runs = context.instance.get_runs(
-        filters=RunsFilter(job_name=ocr_job.name, tags={"dagster/partition": group}), limit=MAX_AUTO_RETRIES + 2
+        # By partition tag, not job name: a UI backfill runs the same assets as `__ASSET_JOB`, and a group it is
+        # already running must not get a second run from the sensor.
+        filters=RunsFilter(tags={"dagster/partition": group}),
+        limit=MAX_AUTO_RETRIES + 2,
     )
     if not runs:
         return RunRequest(run_key=f"{group}:first", partition_key=group)
