@@ -159,4 +159,7 @@ class RunLog:
         logging.getLogger().removeHandler(self.handler)
         self.handler.close()
         if self.workspace.local_path(self.key) is None:
-            self.workspace.write_file(self.key, self.path)
+            try:
+                self.workspace.write_file(self.key, self.path)
+            except Exception as exc:  # the run's own outcome matters more than its log's upload
+                print(f"ocr-pipeline: the log stays at {self.path}: upload failed ({type(exc).__name__})")

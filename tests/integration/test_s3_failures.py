@@ -48,3 +48,9 @@ def test_a_missing_bucket_is_one_line(s3: SeaweedS3, tmp_path: Path) -> None:
     proc = _run(s3, "s3://no-such-bucket/run", str(pdf))
     assert proc.returncode == 4
     assert _error_line(proc) == "ocr-pipeline: error: S3 bucket no-such-bucket does not exist (s3://no-such-bucket/run)"
+
+
+def test_a_missing_input_bucket_is_one_line(s3: SeaweedS3) -> None:
+    proc = _run(s3, "s3://ocr-ws/run-missing-input", "s3://no-such-input/corpus/")
+    assert proc.returncode == 4
+    assert _error_line(proc) == "ocr-pipeline: error: S3 bucket no-such-input does not exist (NoSuchBucket)"
