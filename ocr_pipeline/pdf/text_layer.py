@@ -121,6 +121,16 @@ MIN_ALNUM_SHARE = 0.45  # letters and digits among visible characters
 MAX_SINGLE_CHAR_WORD_SHARE = 0.45  # "T h e  q u i c k" style layers
 MAX_LONG_WORD_SHARE = 0.15  # words over 25 characters: missing spaces ("Thequickbrownfox")
 VOWEL_SHARE_RANGE = (0.27, 0.6)  # Latin text; outside it the font encoding is likely scrambled
+# Words broken into pieces ("mo re to ugh pl ayer"): lower-case pieces of one or two letters that are no common word,
+# followed by more lower case: at most this share of lower-case words (well-read pages: up to 0.09; broken: 0.1-0.45).
+MAX_FRAGMENT_SHARE = 0.1
+MIN_FRAGMENT_WORDS = 50  # fewer lower-case words than this judge nothing
+_COMMON_PAIR_WORDS = (
+    "of to in is it on be as at by an or we he me my no so up us do go if am oh ok ah la le de du et en un da di il "
+    "lo el es se su al ne ni na za je ve ze ja im um zu er wo od po op om av på ei co mu ho si ma ta te ti tu vi "
+    "a i o y e u à è w z v k s"
+)
+_COMMON_PAIRS = frozenset(_COMMON_PAIR_WORDS.split())
 
 
 def image_coverage(page: pdfium.PdfPage, max_objects: int = 500) -> float:
@@ -135,6 +145,19 @@ def image_coverage(page: pdfium.PdfPage, max_objects: int = 500) -> float:
         w, h = min(x1, right) - max(x0, left), min(y1, top) - max(y0, bottom)
         covered += max(w, 0.0) * max(h, 0.0)
     return min(covered / area, 1.0)
+
+
+def _fragment_share(words: list[str]) -> float:
+    """Share of lower-case words that are a piece of a word (one or two letters, no common word) before lower case."""
+    lower = sum(1 for w in words if w.isalpha() and w.islower())
+    if lower < MIN_FRAGMENT_WORDS:
+        return 0.0
+    pieces = sum(
+        1
+        for a, b in zip(words, words[1:], strict=False)
+        if len(a) <= 2 and a.isalpha() and a.islower() and a not in _COMMON_PAIRS and b[:1].islower()
+    )
+    return pieces / lower
 
 
 def assess_text_layer(
@@ -183,6 +206,8 @@ def assess_text_layer(
         return TextLayerQuality(False, "letters spaced apart", stats)
     if stats["long_word_share"] > MAX_LONG_WORD_SHARE or stats["mean_word_len"] > 15:
         return TextLayerQuality(False, "implausibly long words (missing spaces)", stats)
+    if _fragment_share(words) > MAX_FRAGMENT_SHARE:
+        return TextLayerQuality(False, "words broken into pieces", stats)
     lo, hi = VOWEL_SHARE_RANGE
     if len(ascii_letters) >= 200 and not lo <= stats["vowel_share"] <= hi:
         return TextLayerQuality(False, "implausible letter mix (scrambled font encoding)", stats)

@@ -67,12 +67,22 @@ def test_good_text_layer_is_trusted() -> None:
         ("Thequickbrownfoxjumpsoverthelazydog " * 4, "implausibly long words"),
         ("Wkh txlfn eurzq ira mxpsv ryhu wkh odcb grj qhdu wkh ulyhu edqn. " * 6, "implausible letter mix"),
         ("=+-*/ <> [] {} () ... ;; :: ~~ ^^ || && %% $$ ## @@ !! ?? " * 3, "too few letters"),
+        # Kerning read as spaces: words in pieces, no single letters apart (pdf-parse-bench has such layers).
+        (
+            "Put mo re to ugh pl ayer re sult. Mi ssion li ke he re pa st bo dy. Ne xt gl ass ce ntury. " * 4,
+            "words broken",
+        ),
     ],
 )
 def test_garbage_text_layers_are_not_trusted(text: str, reason: str) -> None:
     quality = assess_text_layer(text)
     assert not quality.trusted
     assert quality.reason.startswith(reason), quality
+
+
+def test_text_with_common_short_words_is_not_broken() -> None:
+    text = " ".join(pdfgen.SENTENCES) + " It is up to us to go on as we do if it is so. "
+    assert assess_text_layer(text * 3).trusted
 
 
 def test_clean_text_joins_hyphen_artefacts_and_flags_controls() -> None:
