@@ -97,6 +97,18 @@ def make_scan(rng: random.Random, hidden: str | None) -> tuple[bytes, list[str]]
     return out.getvalue(), p.lines
 
 
+def rasterise(pdf: bytes) -> bytes:
+    """A 150 dpi greyscale scan of a one-page PDF (slightly blurred, as a scanner would), with no text layer."""
+    doc = pdfium.PdfDocument(pdf)
+    image = doc[0].render(scale=150 / 72).to_pil().convert("L").filter(ImageFilter.GaussianBlur(0.6))
+    doc.close()
+    out = io.BytesIO()
+    c = canvas.Canvas(out, pagesize=A4)
+    c.drawImage(ImageReader(image), 0, 0, W, H)
+    c.save()
+    return out.getvalue()
+
+
 def draw_footnotes(self: Page, n: int) -> None:
     """`n` small numbered footnotes under a short rule at the bottom of the body."""
     y = self.bottom + 12 + n * 10

@@ -17,7 +17,7 @@ from reportlab.lib.pagesizes import A4
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen import canvas
 
-from benchmarks.olmo_blocks import draw_footnotes, draw_formulas, draw_tables, make_scan
+from benchmarks.olmo_blocks import draw_footnotes, draw_formulas, draw_tables, make_scan, rasterise
 from benchmarks.olmo_pages import Page, words_text
 
 W, H = A4
@@ -86,15 +86,16 @@ def paper(name: str, seed: int, columns: int, pages: int, head: str, footer: str
     return case
 
 
-def tables(name: str, seed: int, style: str, count: int = 1, wide: bool = False) -> Case:
-    """A page of paragraphs around `count` tables in `style`: grid, booktabs or plain (no rules)."""
+def tables(name: str, seed: int, style: str, count: int = 1, wide: bool = False, scanned: bool = False) -> Case:
+    """A page of paragraphs around `count` tables in `style`: grid, booktabs or plain (no rules); or a scan of it."""
     rng = random.Random(seed)
     holder: dict[str, Any] = {}
 
     def draw(c: canvas.Canvas) -> None:
         holder["page"], holder["tables"] = draw_tables(c, rng, style, count, wide)
 
-    case = Case(name, _doc([draw]))
+    pdf = _doc([draw])
+    case = Case(name, rasterise(pdf) if scanned else pdf)
     p: Page = holder["page"]
     for grid in holder["tables"]:
         rows = len(grid)
@@ -273,6 +274,8 @@ def build_cases() -> list[Case]:
         scan("scan_hidden_good", 19, "good"),
         scan("scan_hidden_poor", 20, "poor"),
         scan("scan_hidden_wrong", 22, "wrong"),
+        tables("scan_table_grid", 23, "grid", scanned=True),
+        tables("scan_table_booktabs", 24, "booktabs", scanned=True),
         equations("equations", 21),
     ]
     return cases

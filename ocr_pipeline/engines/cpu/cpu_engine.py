@@ -14,7 +14,10 @@ from PIL import Image
 
 from ocr_pipeline.engines.cpu.layer_check import LayerVerdict, check_layer
 from ocr_pipeline.engines.cpu.orientation import detect_orientation, rotate_upright
-from ocr_pipeline.pdf.reading_order import Box, looks_like_table, order_lines
+from ocr_pipeline.engines.cpu.scan_rules import find_rules
+from ocr_pipeline.pdf.furniture import furniture_rows
+from ocr_pipeline.pdf.reading_order import Box, order_lines
+from ocr_pipeline.pdf.table_html import find_tables
 from ocr_pipeline.records import PageInput, PageResult
 
 RAPIDOCR_VERSION = "3.10.0"
@@ -125,17 +128,24 @@ class CpuEngine:
             }
             correction = verdict.rotation_correction
             if correction:
-                quads, txts, scores = self._run(rotate_upright(image, correction))
+                image = rotate_upright(image, correction)
+                quads, txts, scores = self._run(image)
         boxes = [
             Box(float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max()), t)
             for q, t in zip((np.asarray(q) for q in quads), txts, strict=True)
         ]
-        lines = order_lines(boxes)
+        # Page numbers, running heads and notices go, as from the text layer (one page: no repetition to use).
+        drop = furniture_rows(boxes, image.width, image.height)
+        boxes = [b for b in boxes if id(b) not in drop]
+        # Ruling lines in the image make a scanned table's OCR lines into cells, as the text layer's runs.
+        rules = find_rules(np.asarray(image.convert("L")), float(np.median([b.height for b in boxes]))) if boxes else []
+        rest, tables = find_tables(boxes, rules)
+        lines = order_lines(rest + tables)
         text = "\n".join(" ".join(b.text.strip() for b in line) for line in lines)
         return {
             "text": text,
             "rotation_correction": correction,
-            "is_table": looks_like_table(lines),
+            "is_table": bool(tables),
             "mean_score": round(float(np.mean(scores)), 4) if scores else None,
             "boxes": len(boxes),
             "orientation": evidence,
