@@ -19,7 +19,10 @@ EXIT_OK, EXIT_GROUP_FAILED, EXIT_USAGE, EXIT_SERVER, EXIT_STORAGE, EXIT_INTERNAL
 EXIT_INTERRUPTED = 130
 EXIT_CODES = [
     (EXIT_OK, "every input ended as a document or an explicit rejection"),
-    (EXIT_GROUP_FAILED, "a work group failed (the summary names each with its cause; rerun to resume)"),
+    (
+        EXIT_GROUP_FAILED,
+        "a work group failed (the summary names each with its cause; rerun to resume), or --vllm's server failed",
+    ),
     (EXIT_USAGE, "bad arguments, or nothing to do (no --pdfs and no groups in the workspace)"),
     (EXIT_SERVER, "the VLM server is unreachable, refusing, or not OpenAI-compatible"),
     (EXIT_STORAGE, "the workspace or an input bucket is unusable: not writable, bad S3 credentials, no such bucket"),
@@ -116,13 +119,14 @@ def explain(exc: BaseException, settings: PipelineSettings | None = None) -> tup
             return inner.exit_code, inner.line
         if isinstance(inner, InputSpecError):
             return EXIT_USAGE, str(inner)
+        if isinstance(inner, VllmServerError) or (isinstance(inner, ServerNotReadyError) and not inner.url):
+            # The command's own --vllm server (its log has the reason): a failed run, as for a group.
+            return EXIT_GROUP_FAILED, str(inner).splitlines()[0]
         if isinstance(inner, ServerNotOpenAIError):
             return EXIT_SERVER, f"VLM server at {inner.url}: {inner.cause}"
         if isinstance(inner, ServerNotReadyError):
             wait = f" after {settings.server_ready_timeout:g}s" if settings else ""
             return EXIT_SERVER, f"VLM server at {inner.url or '?'} unreachable{wait}: {inner.cause or inner}"
-        if isinstance(inner, VllmServerError):
-            return EXIT_SERVER, str(inner).splitlines()[0]
         line = _s3_line(inner)
         if line:
             return EXIT_STORAGE, line
