@@ -90,6 +90,10 @@ def page_layout(page: pdfium.PdfPage) -> PageLayout:
 def layout_text(layout: PageLayout, repeated: Iterable[str] = ()) -> str:
     """The page's text in reading order: furniture dropped, tables as HTML, whitespace normalised."""
     drop = furniture_rows(layout.runs, layout.width, layout.height, repeated)
+    if all(id(b) in drop for b in layout.runs if b.text.strip()):
+        # Nothing but furniture (a download stamp over a scan): the row keeps what the PDF holds, the verdict calls
+        # it sparse, and the page is OCR'd, where the engine drops the stamp again.
+        drop = set()
     runs = [strip_mark(b) for b in layout.runs if id(b) not in drop]
     runs, tables = find_tables(runs, layout.rules)
     text = order_text(runs + tables, space_gap=_SPACE_GAP_HEIGHTS)
