@@ -7,7 +7,6 @@ import logging
 import os
 import shlex
 import sys
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -178,9 +177,9 @@ def _console_logging(verbose: bool) -> None:
     if not verbose:
         console.addFilter(lambda r: not r.name.startswith(("ocr_pipeline.trace", "py.warnings")))
     root.addHandler(console)
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request is noise, even in the log file
+    for noisy in ("httpx", "alembic"):  # a line per request or migration is noise, even in the log file
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     logging.captureWarnings(True)
-    warnings.simplefilter("default")
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -53,8 +54,9 @@ def check_workspace(uri: str, has_inputs: bool) -> Workspace:
         _check_bucket(workspace)
         if not has_inputs and not list_groups(workspace):
             raise RunAbort(f"the workspace {uri} holds no work groups and no inputs were given: {hint}", EXIT_USAGE)
-        workspace.write_bytes("logs/.write-check", b"")  # fails now, not after an hour, when it is read-only
-        workspace.delete("logs/.write-check")
+        probe = f"logs/.write-check-{os.getpid()}"  # one per process: two runs may share a workspace
+        workspace.write_bytes(probe, b"")  # fails now, not after an hour, when it is read-only
+        workspace.delete(probe)
     except OSError as exc:  # local folders; S3 errors are botocore's, put in words by explain()
         raise RunAbort(f"workspace {uri} is not writable: {exc.strerror or exc}", EXIT_STORAGE) from exc
     return workspace
