@@ -60,6 +60,10 @@ class VlmTestServer:
         self.models_status = 200  # set to 503 to look "still loading"
         self.requests: list[RecordedRequest] = []
         self.in_flight = self.max_in_flight = 0
+        # Wall-clock (time.time) marks and slot-seconds, for benchmarks in another process (GET /stats).
+        self.first_request_at: float | None = None
+        self.last_reply_at: float | None = None
+        self.busy_slot_s = 0.0
         self._page_counts: Counter[str] = Counter()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -171,7 +175,21 @@ class VlmTestServer:
             return self.models_status, {"object": "list", "data": data}, {}
         if method == "POST" and path == "/v1/chat/completions":
             return await self._complete(headers, body)
+        if method == "GET" and path == "/stats":
+            return 200, self.stats(), {}
         return 404, {"error": {"message": f"no route {method} {path}"}}, {}
+
+    def stats(self) -> dict[str, Any]:
+        """Completions served, wall-clock first request and last reply, and slot-seconds spent serving."""
+        return {
+            "requests": len(self.requests),
+            "completed": len(self.completed()),
+            "first_request_at": self.first_request_at,
+            "last_reply_at": self.last_reply_at,
+            "busy_slot_s": self.busy_slot_s,
+            "capacity": self.capacity,
+            "service_time_s": self.service_time_s,
+        }
 
     def _text(self, key: str) -> str:
         if isinstance(self.text_for, Mapping):
@@ -183,6 +201,8 @@ class VlmTestServer:
     async def _complete(self, headers: dict[str, str], body: bytes) -> tuple[int, Any, dict[str, str]] | None:
         rec = RecordedRequest(index=len(self.requests), authorization=headers.get("authorization"))
         self.requests.append(rec)
+        if self.first_request_at is None:
+            self.first_request_at = time.time()
         rec.started = time.monotonic()
         try:
             return await self._complete_recorded(rec, body)
@@ -228,6 +248,7 @@ class VlmTestServer:
             await self._slots.acquire()
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        slot_taken = time.monotonic()
         try:
             await asyncio.sleep(self.service_time_s + (fault.delay_s if fault else 0.0))
             if fault and fault.kind == "drop":
@@ -239,6 +260,8 @@ class VlmTestServer:
             rec.status = 200
             return 200, build_reply(rec, fault, rotation, self._text(rec.page_key), self.language), {}
         finally:
+            self.busy_slot_s += time.monotonic() - slot_taken
+            self.last_reply_at = time.time()
             self.in_flight -= 1
             if self._slots is not None:
                 self._slots.release()
