@@ -170,6 +170,11 @@ class DeploymentSettings:
         "", "in_process (default): a run's steps in one process; multiprocess; k8s: a pod per step", env="EXECUTOR"
     )
     checks_dir: str = option("", "folder of data-test YAML replacing the shipped checks", env="CHECKS_DIR")
+    stream_pages: bool = option(
+        True,
+        "with a VLM server, send each page while page_images renders it (in_process executor only)",
+        env="STREAM_PAGES",
+    )
 
 
 def fields_of(cls: type) -> Iterator[dataclasses.Field[Any]]:

@@ -13,6 +13,7 @@ from dagster_aws.s3 import S3Resource
 from ocr_pipeline.defs.partitions import work_groups
 from ocr_pipeline.defs.resources import PipelineConfig, client_if_s3
 from ocr_pipeline.launch.ocr_step import run_ocr_step
+from ocr_pipeline.launch.render_stream import end_render_stream, start_render_stream
 from ocr_pipeline.progress import LoggingProgress, NullProgress, ProgressSink
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.dolma_shards import build_group_shard
@@ -122,9 +123,23 @@ def page_images(
     progress = _visible(progress, context)
     progress.phase(f"render {context.partition_key}", expected_pages(workspace, context.partition_key))
     input_client = client_if_s3(input_s3, *settings.pdfs)
-    result = render_group(
-        workspace, context.partition_key, settings.target_longest_image_dim, progress.advance, input_client
-    )
+    # With a VLM server, pages leave for it as they render; vlm_ocr_outputs collects the answers.
+    # Only a run that also executes vlm_ocr_outputs collects what is streamed (a render-only run sends nothing).
+    ocr_runs_next = vlm_ocr_outputs.key in context.job_def.asset_layer.executable_asset_keys
+    stream = start_render_stream(settings, workspace, context.partition_key, ocr_runs_next)
+    rendered = False
+    try:
+        result = render_group(
+            workspace,
+            context.partition_key,
+            settings.target_longest_image_dim,
+            progress.advance,
+            input_client,
+            on_page=stream.offer_row if stream else None,
+        )
+        rendered = True
+    finally:
+        end_render_stream(workspace, context.partition_key, stream, rendered)
     return MaterializeResult(
         metadata={
             "documents": result.documents,

@@ -11,6 +11,7 @@ from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, Pip
 from ocr_pipeline.engines.base import make_cpu_engine, result_settings_key
 from ocr_pipeline.progress import ProgressSink
 from ocr_pipeline.settings import PipelineSettings
+from ocr_pipeline.stages.ocr_stream import GroupStream, finish_group_stream, take_group_stream
 from ocr_pipeline.stages.page_images import expected_pages
 from ocr_pipeline.stages.vlm_ocr_outputs import OcrResult, ocr_group, sequential_runner
 from ocr_pipeline.worker import worker_invocation
@@ -64,6 +65,22 @@ def run_vlm_worker(
     return MaterializeResult(metadata={**named, **reported, **cost, "results": MetadataValue.path(uri)})
 
 
+def collect_streamed(
+    context: AssetExecutionContext,
+    settings: PipelineSettings,
+    progress: ProgressSink,
+    workspace: Workspace,
+    streamed: GroupStream,
+) -> MaterializeResult:
+    """The pages page_images already streamed to the server in this process: no worker, no second send."""
+    group = context.partition_key
+    progress.phase(f"ocr {group}", expected_pages(workspace, group))
+    result = finish_group_stream(workspace, group, streamed, progress.advance)
+    context.log.info(f"{result.pages} pages streamed while rendering ({result.memo_hits} from memo)")
+    uri = f"{workspace.uri}/{ocr_key(group)}"
+    return MaterializeResult(metadata=ocr_metadata(result, uri, settings.hourly_cost_usd, "vlm", settings.model))
+
+
 def run_ocr_step(
     context: AssetExecutionContext, settings: PipelineSettings, progress: ProgressSink, workspace: Workspace
 ) -> MaterializeResult:
@@ -75,6 +92,9 @@ def run_ocr_step(
 
         return run_k8s_worker(context, settings)
     if settings.server:
+        streamed = take_group_stream(workspace, context.partition_key)
+        if streamed is not None:
+            return collect_streamed(context, settings, progress, workspace, streamed)
         return run_vlm_worker(context, settings, workspace)
     group = context.partition_key
     engine = make_cpu_engine()

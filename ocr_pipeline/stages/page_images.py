@@ -56,8 +56,12 @@ def render_group(
     target_dim: int,
     progress: Callable[[int], None] | None = None,
     input_client: Any = None,
+    on_page: Callable[[dict[str, Any]], None] | None = None,
 ) -> RenderResult:
-    """Render every kept input's pages into `pages/<group>.parquet`; unrenderable inputs are rejected."""
+    """Render every kept input's pages into `pages/<group>.parquet`; unrenderable inputs are rejected.
+
+    `on_page` sees each page row as it is written (the OCR stream sends it to the server at once).
+    """
     result = RenderResult()
     rejections = []
     writer = StreamingTableWriter(workspace, pages_key(group), PAGES_SCHEMA)
@@ -68,7 +72,7 @@ def render_group(
                 with open_input(row["location"], workspace, input_client) as path:
                     limit = time_limit(int(row["page_count"] or 1))
                     pages = renderer.render(row["kind"], path, target_dim, limit)
-                    count, unusable, first_error = _write_pages(pages, row, writer, result, progress)
+                    count, unusable, first_error = _write_pages(pages, row, writer, result, progress, on_page)
             except InputMissing as exc:
                 rejections.append(Rejection(row["source"], "input_missing", "render", str(exc)))
                 continue
@@ -95,6 +99,7 @@ def _write_pages(
     writer: StreamingTableWriter,
     result: RenderResult,
     progress: Callable[[int], None] | None,
+    on_page: Callable[[dict[str, Any]], None] | None = None,
 ) -> tuple[int, int, str]:
     """Write one input's pages as they render; returns (pages, unusable pages, first error)."""
     count, unusable, first_error = 0, 0, ""
@@ -102,6 +107,8 @@ def _write_pages(
         for page in pages:
             page.update(source=row["source"], sha256=row["sha256"])
             writer.add(page)
+            if on_page is not None:
+                on_page(page)
             count += 1
             if page["render_error"]:
                 first_error = first_error or page["render_error"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,6 +84,20 @@ def sequential_runner(engine: PageEngine) -> PageRunner:
     return run
 
 
+def needs_engine(row: dict[str, Any], memo: PageMemo) -> bool:
+    """Whether ocr_group would send this page row to the engine (no memo entry, rendered, not blank)."""
+    if memo.get(row["sha256"], row["page_num"]) is not None:
+        return False
+    if row.get("render_error") and not row.get("png"):
+        return False
+    return _blank(row) is None
+
+
+def page_input(row: dict[str, Any]) -> PageInput:
+    """The engine's input for a page row (the same whether read from the Parquet or streamed as rendered)."""
+    return _page_input(row)
+
+
 def _page_input(row: dict[str, Any]) -> PageInput:
     return PageInput(
         source_hash=row["sha256"],
@@ -150,8 +164,13 @@ def ocr_group(
     runner: PageRunner,
     settings_key: str,
     progress: Callable[[int], None] | None = None,
+    streamed: Mapping[tuple[str, int], PageResult] | None = None,
 ) -> OcrResult:
-    """OCR every page of the group not already in the memo and write `manifests/ocr/<group>.parquet`."""
+    """OCR every page of the group not already in the memo and write `manifests/ocr/<group>.parquet`.
+
+    `streamed` holds pages the engine already read in this run while they rendered: recorded as fresh results
+    (not memo hits), so the manifest and the shard are the ones a run without streaming writes.
+    """
     started = time.monotonic()
     memo = PageMemo(workspace, settings_key)
     skip = {r.source for r in read_stage_rejections(workspace, "render", group)}
@@ -179,6 +198,10 @@ def ocr_group(
     def factories() -> Iterator[PageFactory]:
         for row in iter_batches(workspace, pages_key(group)):
             if row["source"] in skip:
+                continue
+            answered = (streamed or {}).get((row["sha256"], row["page_num"]))
+            if answered is not None:
+                record(row["source"], answered, False)
                 continue
             cached = memo.get(row["sha256"], row["page_num"])
             if cached is not None:
