@@ -91,7 +91,8 @@ def _worker_pids(workspace: Path) -> list[int]:
 
 
 def test_a_sigkilled_cli_takes_its_worker_with_it(tmp_path: Path) -> None:
-    # The server takes a minute a page: the worker is mid-request when the command is killed.
+    # The server takes a minute a page: the worker is mid-request when the command is killed. Without streaming
+    # (which sends pages from the CLI's own process while rendering), the Pipes worker does the requests.
     from tests.support import pdfgen
     from tests.support.vlm_server import VlmTestServer
 
@@ -100,7 +101,8 @@ def test_a_sigkilled_cli_takes_its_worker_with_it(tmp_path: Path) -> None:
     with VlmTestServer(model="m", service_time_s=60) as server:
         cli = subprocess.Popen([sys.executable, "-m", "ocr_pipeline.cli", "run", str(ws), "--pdfs", str(pdf),
                                 "--server", server.url, "--model", "m", "--quiet"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env={**os.environ, "OCR_PIPELINE_STREAM_PAGES": "0"})  # fmt: skip
         try:
             deadline = time.monotonic() + 180
             while not (workers := _worker_pids(ws)) and time.monotonic() < deadline and cli.poll() is None:
