@@ -98,7 +98,7 @@ def run_ocr_step(
         return run_vlm_worker(context, settings, workspace)
     group = context.partition_key
     engine = make_cpu_engine()
-    key = result_settings_key(engine.name, engine.model, "", settings.target_longest_image_dim)
+    key = result_settings_key(engine.name, engine.model, engine.revision, settings.target_longest_image_dim)
     progress.phase(f"ocr {group}", expected_pages(workspace, group))
     result = ocr_group(workspace, group, sequential_runner(engine), key, progress.advance)
     context.log.info(f"{result.pages} pages ({result.memo_hits} from memo) in {result.seconds:.1f}s")
