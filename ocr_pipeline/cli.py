@@ -20,7 +20,7 @@ from ocr_pipeline.launch.preflight import (
     explain,
 )
 from ocr_pipeline.launch.vllm_server import ManagedVllmServer, VllmLaunchSettings
-from ocr_pipeline.settings import PipelineSettings, field_types, fields_of
+from ocr_pipeline.settings import PipelineSettings, field_types, fields_of, parse_env_value
 from ocr_pipeline.stages.pdf_inventory import list_groups
 from ocr_pipeline.viewer import render_group_html
 from ocr_pipeline.workspace.commit import pending_groups
@@ -34,7 +34,11 @@ EPILOG = "exit status:\n" + "\n".join(f"  {code}  {meaning}" for code, meaning i
 
 
 def run_flags() -> list[tuple[str, dict[str, object]]]:
-    """The run command's flags, derived from PipelineSettings (olmOCR's names; each field's help and default)."""
+    """The run command's flags, derived from PipelineSettings (olmOCR's names; each field's help and default).
+
+    A flag's default is its OCR_PIPELINE_* variable when that is set (so `export` works for the CLI as it does
+    for a code location), else the declared default; `--pdfs` is the exception: inputs are always explicit.
+    """
     flags: list[tuple[str, dict[str, object]]] = []
     types = field_types(PipelineSettings)
     for spec in fields_of(PipelineSettings):
@@ -42,17 +46,16 @@ def run_flags() -> list[tuple[str, dict[str, object]]]:
             continue
         kind = types[spec.name]
         options: dict[str, object] = {"help": spec.metadata["help"]}
+        raw = os.environ.get(spec.metadata["env"] or "") or None
+        default = parse_env_value(kind, raw) if raw is not None else spec.default
         if kind is bool:
-            options["action"] = "store_true"
+            options.update(action="store_true", default=default)
         elif spec.name == "pdfs":
             options.update(nargs="+", default=[])
         else:
-            options["default"] = spec.default
+            options["default"] = default
             if kind in (int, float):
                 options["type"] = kind
-        if spec.metadata["secret"] and spec.metadata["env"]:
-            # A variable keeps the secret out of `ps` and shell history.
-            options["default"] = os.environ.get(spec.metadata["env"])
         flags.append((spec.name, options))
     return flags
 

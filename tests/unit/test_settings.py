@@ -83,3 +83,17 @@ def test_every_variable_is_in_the_readme_table() -> None:
 def test_deployment_settings_are_declared_once() -> None:
     assert {f.name for f in fields(DeploymentSettings)} >= {"sensor_max_new_inputs", "scan_cron", "executor"}
     assert all(f.metadata["env"].startswith("OCR_PIPELINE_") for f in fields(DeploymentSettings))
+
+
+def test_the_cli_takes_its_variables_as_defaults_and_flags_win(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OCR_PIPELINE_PAGES_PER_GROUP", "7")
+    monkeypatch.setenv("OCR_PIPELINE_MARKDOWN", "1")
+    monkeypatch.setenv("OCR_PIPELINE_SERVER_READY_TIMEOUT_S", "5")
+    monkeypatch.setenv("OCR_PIPELINE_PDFS", "/somewhere/else")
+    from ocr_pipeline.cli import settings_from_args
+
+    exported = settings_from_args(build_parser().parse_args(["run", "ws"]))
+    assert (exported.pages_per_group, exported.markdown, exported.server_ready_timeout) == (7, True, 5.0)
+    assert exported.pdfs == []  # inputs are always given on the command line
+    flagged = settings_from_args(build_parser().parse_args(["run", "ws", "--pages-per-group", "9"]))
+    assert flagged.pages_per_group == 9
