@@ -41,3 +41,35 @@ def test_the_dockerfile_and_ci_install_the_wheel_with_the_same_script() -> None:
     script = (REPO / SCRIPT).read_text()
     for step in ("pip wheel --no-deps", 'pip" install', "import ocr_pipeline.worker, ocr_pipeline.defs.definitions"):
         assert step in script, step
+
+
+# Imported by the package but installed by a declared dependency, or optional with a lazy import.
+TRANSITIVE = {"pydantic": "dagster", "botocore": "boto3"}
+OPTIONAL = {"pdf2image"}
+
+
+def test_every_third_party_import_is_a_runtime_dependency() -> None:
+    # A dev-only package imported by the product passes the editable checkout's tests and breaks the wheel.
+    import ast
+    import sys
+    from importlib.metadata import packages_distributions
+
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    declared = {re.split(r"[=<>\[ ]", d)[0].lower().replace("_", "-") for d in project["dependencies"]}
+    to_dist = packages_distributions()
+    missing = set()
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for name in names:
+                top = name.split(".")[0]
+                if top in sys.stdlib_module_names or top in ("ocr_pipeline", "__future__") or top in OPTIONAL:
+                    continue
+                dists = {d.lower().replace("_", "-") for d in to_dist.get(top, [top])}
+                if not dists & declared and TRANSITIVE.get(top) not in declared:
+                    missing.add(f"{top} ({path.relative_to(REPO)})")
+    assert sorted(missing) == []
