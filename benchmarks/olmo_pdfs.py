@@ -7,7 +7,6 @@ in `absent` tests cannot match body text by accident).
 
 from __future__ import annotations
 
-import io
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from reportlab.pdfgen import canvas
 
 from benchmarks.olmo_blocks import draw_footnotes, draw_formulas, draw_tables, make_scan, rasterise
 from benchmarks.olmo_pages import Page, words_text
+from tests.support.layout_pdfs import pdf_of_pages
 
 W, H = A4
 
@@ -45,16 +45,6 @@ class Case:
         )
 
 
-def _doc(pages: list[Callable[[canvas.Canvas], None]]) -> bytes:
-    buf = io.BytesIO()
-    c = canvas.Canvas(buf, pagesize=A4)
-    for draw in pages:
-        draw(c)
-        c.showPage()
-    c.save()
-    return buf.getvalue()
-
-
 def paper(name: str, seed: int, columns: int, pages: int, head: str, footer: str | None = None) -> Case:
     """A multi-column paper with a running head, page numbers and (optionally) a footer notice."""
     rng = random.Random(seed)
@@ -71,7 +61,7 @@ def paper(name: str, seed: int, columns: int, pages: int, head: str, footer: str
 
         return draw
 
-    case = Case(name, _doc([page_fn(n) for n in range(1, pages + 1)]))
+    case = Case(name, pdf_of_pages([page_fn(n) for n in range(1, pages + 1)]))
     for n, p in enumerate(drawn, 1):
         case.add("absent", n, text=str(100 + seed * 7 + n))
         case.add("absent", n, text=head)
@@ -94,7 +84,7 @@ def tables(name: str, seed: int, style: str, count: int = 1, wide: bool = False,
     def draw(c: canvas.Canvas) -> None:
         holder["page"], holder["tables"] = draw_tables(c, rng, style, count, wide)
 
-    pdf = _doc([draw])
+    pdf = pdf_of_pages([draw])
     case = Case(name, rasterise(pdf) if scanned else pdf)
     p: Page = holder["page"]
     for grid in holder["tables"]:
@@ -125,7 +115,7 @@ def drop_cap(name: str, seed: int) -> Case:
         p.fill(paragraphs=6)
         holder["p"] = p
 
-    case = Case(name, _doc([draw]))
+    case = Case(name, pdf_of_pages([draw]))
     p = holder["p"]
     case.add("present", text=p.paragraphs[0][:60])
     case.add("order", before=p.paragraphs[0][:40], after=p.paragraphs[0][-40:])
@@ -149,7 +139,7 @@ def accents(name: str, seed: int) -> Case:
             sentences.append(p.accent_sentence(person))
         p.fill(paragraphs=3)
 
-    case = Case(name, _doc([draw]))
+    case = Case(name, pdf_of_pages([draw]))
     for s in sentences[:6]:
         case.add("present", text=s)
     return case
@@ -167,7 +157,7 @@ def display(name: str, seed: int) -> Case:
             p.display_words(head, size=30)
             quotes.append(p.quoted_paragraph())
 
-    case = Case(name, _doc([draw]))
+    case = Case(name, pdf_of_pages([draw]))
     for head in heads:
         case.add("present", text=head)
     for q in quotes:
@@ -189,7 +179,7 @@ def margins(name: str, seed: int) -> Case:
         p.fill(paragraphs=14)
         holder["p"] = p
 
-    case = Case(name, _doc([draw]))
+    case = Case(name, pdf_of_pages([draw]))
     p = holder["p"]
     case.add("absent", text="Downloaded from https://journals.example.org")
     case.add("absent", text=notice)
@@ -212,7 +202,7 @@ def footnotes(name: str, seed: int) -> Case:
         draw_footnotes(p, 3)
         holder["p"] = p
 
-    case = Case(name, _doc([draw]))
+    case = Case(name, pdf_of_pages([draw]))
     p = holder["p"]
     for note in p.notes:
         case.add("present", text=note[:60])
@@ -244,7 +234,7 @@ def equations(name: str, seed: int) -> Case:
         p.fill(paragraphs=3)
         holder["p"] = p
 
-    case = Case(name, _doc([draw]))
+    case = Case(name, pdf_of_pages([draw]))
     for text in holder["p"].formula_texts:
         case.add("present", text=text)
     return case

@@ -23,7 +23,8 @@ TABLE = [
 ]
 
 
-def _pdf(pages: Sequence[Callable[[canvas.Canvas], None]]) -> bytes:
+def pdf_of_pages(pages: Sequence[Callable[[canvas.Canvas], None]]) -> bytes:
+    """An A4 PDF with one page per drawing function."""
     buf = io.BytesIO()
     c = canvas.Canvas(buf, pagesize=A4)
     for draw in pages:
@@ -62,7 +63,7 @@ def table_pdf(style: str, rows: Sequence[Sequence[str]] = TABLE) -> bytes:
                 c.line(x, top, x, y)
         _lines(c, SENTENCES[2:4], y - 24)
 
-    return _pdf([draw])
+    return pdf_of_pages([draw])
 
 
 def side_by_side_pdf(style: str, rows: Sequence[Sequence[str]] = TABLE) -> bytes:
@@ -88,7 +89,7 @@ def side_by_side_pdf(style: str, rows: Sequence[Sequence[str]] = TABLE) -> bytes
             for x in edges:
                 c.line(x, top, x, y)
 
-    return _pdf([draw])
+    return pdf_of_pages([draw])
 
 
 def furniture_pdf(pages: int = 3, head: str = "Journal of Rural Studies", body_lines: int = 48) -> bytes:
@@ -105,7 +106,7 @@ def furniture_pdf(pages: int = 3, head: str = "Journal of Rural Studies", body_l
 
         return draw
 
-    return _pdf([page(n) for n in range(pages)])
+    return pdf_of_pages([page(n) for n in range(pages)])
 
 
 def stamp_pdf() -> bytes:
@@ -120,7 +121,7 @@ def stamp_pdf() -> bytes:
         c.drawString(0, 0, "Downloaded from https://example.org by guest on 28 December 2018")
         c.restoreState()
 
-    return _pdf([draw])
+    return pdf_of_pages([draw])
 
 
 def repairs_pdf() -> bytes:
@@ -153,7 +154,7 @@ def repairs_pdf() -> bytes:
             c.drawString(indent, H - 228 - 14 * k, line)
         c.drawString(72, H - 270, "came down on the village that evening.")
 
-    return _pdf([draw])
+    return pdf_of_pages([draw])
 
 
 # Plausible words a poor OCR layer puts in place of the right ones: real English, so no letter statistic flags them.
@@ -167,7 +168,7 @@ def hidden_layer_scan_pdf(paragraphs: Sequence[str], wrong_every: int = 0, dpi: 
     def page(c: canvas.Canvas) -> None:
         _lines(c, lines, H - 72, size=11, leading=16)
 
-    image = render_image(_pdf([page]), dpi=dpi)
+    image = render_image(pdf_of_pages([page]), dpi=dpi)
     k = 0
 
     def garble(line: str) -> str:
@@ -190,4 +191,4 @@ def hidden_layer_scan_pdf(paragraphs: Sequence[str], wrong_every: int = 0, dpi: 
             y -= 16
         c.drawText(text)
 
-    return _pdf([scanned])
+    return pdf_of_pages([scanned])
