@@ -42,25 +42,33 @@ def _lines(c: canvas.Canvas, lines: Sequence[str], y: float, size: float = 11, l
     return y
 
 
+def _draw_table(
+    c: canvas.Canvas, rows: Sequence[Sequence[str]], style: str, edges: list[float], top: float, pad: float
+) -> float:
+    """Draw `rows` between column `edges` from `top` down, with the rules of `style`; returns the bottom y."""
+    y = top
+    for r, row in enumerate(rows):
+        if style == "grid" or (style == "booktabs" and r < 2):
+            c.line(edges[0], y, edges[-1], y)
+        for k, cell in enumerate(row):
+            c.drawString(edges[k] + pad, y - 12, cell)
+        y -= 16
+    if style != "plain":
+        c.line(edges[0], y, edges[-1], y)
+    if style == "grid":
+        for x in edges:
+            c.line(x, top, x, y)
+    return y
+
+
 def table_pdf(style: str, rows: Sequence[Sequence[str]] = TABLE) -> bytes:
     """A paragraph, a table ('grid': all rules, 'booktabs': horizontal rules, 'plain': none), a paragraph."""
 
     def draw(c: canvas.Canvas) -> None:
         y = _lines(c, SENTENCES[:2], H - 72)
-        top, edges = y - 10, [72 + 80 * k for k in range(len(rows[0]) + 1)]
-        y = top
+        edges = [72.0 + 80 * k for k in range(len(rows[0]) + 1)]
         c.setFont("Helvetica", 10)
-        for r, row in enumerate(rows):
-            if style == "grid" or (style == "booktabs" and r < 2):
-                c.line(edges[0], y, edges[-1], y)
-            for k, cell in enumerate(row):
-                c.drawString(edges[k] + 6, y - 12, cell)
-            y -= 16
-        if style != "plain":
-            c.line(edges[0], y, edges[-1], y)
-        if style == "grid":
-            for x in edges:
-                c.line(x, top, x, y)
+        y = _draw_table(c, rows, style, edges, y - 10, 6)
         _lines(c, SENTENCES[2:4], y - 24)
 
     return pdf_of_pages([draw])
@@ -75,19 +83,8 @@ def side_by_side_pdf(style: str, rows: Sequence[Sequence[str]] = TABLE) -> bytes
         for line in textwrap.wrap(" ".join(SENTENCES[:3]), 42):
             c.drawString(50, y, line)
             y -= 13
-        y = top = H - 66
-        edges = [310 + 58 * k for k in range(len(rows[0]) + 1)]
-        for r, row in enumerate(rows):
-            if style == "grid" or (style == "booktabs" and r < 2):
-                c.line(edges[0], y, edges[-1], y)
-            for k, cell in enumerate(row):
-                c.drawString(edges[k] + 5, y - 12, cell)
-            y -= 16
-        if style != "plain":
-            c.line(edges[0], y, edges[-1], y)
-        if style == "grid":
-            for x in edges:
-                c.line(x, top, x, y)
+        edges = [310.0 + 58 * k for k in range(len(rows[0]) + 1)]
+        _draw_table(c, rows, style, edges, H - 66, 5)
 
     return pdf_of_pages([draw])
 
