@@ -1,30 +1,29 @@
 """Untrusted PDFs are read in a child process: a hang is cut off at its time limit, a crash stays in the child.
 
 pdfium is C code fed untrusted bytes: a hostile PDF can loop for hours or crash the process. A PdfSandbox
-keeps one child (`python -m ocr_pipeline.pdf.sandbox`) for a whole scan or group and sends it one request at
-a time (probe, filter or render); a child that hangs is killed and the next request gets a new one.
+keeps one child (`python -m ocr_pipeline.pdf.sandbox_child`) for a whole scan or group and sends it one
+request at a time (probe, filter or render); a child that hangs is killed and the next request gets a new one.
+A render streams: the child writes the pages a few at a time, each batch to its own Parquet file, and says so
+on a line of its own, so the first pages of a long document leave the sandbox while the rest still render.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import select
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
-from dataclasses import asdict
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-
-from ocr_pipeline.pdf.filters import check_pdf
-from ocr_pipeline.pdf.page_rows import PAGE_SCHEMA, document_pages
-from ocr_pipeline.pdf.probe import open_pdf, probe_path
 
 # A document gets this long to render: a fixed allowance plus a per-page one (pages are known from the probe).
 BASE_SECONDS = 60.0
@@ -32,6 +31,8 @@ SECONDS_PER_PAGE = 10.0
 # Probing and filtering read a few pages only.
 QUICK_SECONDS = 60.0
 ROWS_PER_BATCH = 8
+# Replies are small JSON objects (a batch file's name, an error cut short): a longer line is a broken child.
+MAX_REPLY_BYTES = 64 * 1024
 
 
 class SandboxAborted(Exception):
@@ -47,67 +48,158 @@ def time_limit(page_count: int) -> float:
     return BASE_SECONDS + SECONDS_PER_PAGE * max(page_count, 1)
 
 
-def render_to_file(kind: str, path: str, target_dim: int, out: str) -> None:
-    """Render every page of one input into `out` (Parquet), a few rows at a time."""
-    with pq.ParquetWriter(out, PAGE_SCHEMA) as writer:
-        batch: list[dict[str, Any]] = []
-        for row in document_pages(kind, path, target_dim):
-            batch.append(row)
-            if len(batch) >= ROWS_PER_BATCH:
-                writer.write_table(pa.Table.from_pylist(batch, schema=PAGE_SCHEMA))
-                batch = []
-        if batch:
-            writer.write_table(pa.Table.from_pylist(batch, schema=PAGE_SCHEMA))
+def batch_path(out: str, number: int) -> str:
+    """Where the child writes batch `number` (from 0) of the render whose files start with `out`."""
+    return f"{out}-{number:06d}.parquet"
 
 
 class PdfSandbox:
     """One child for many requests; each method returns the child's answer or raises SandboxAborted."""
 
     def __init__(self, command: list[str] | None = None) -> None:
-        self.command = command or [sys.executable, "-m", "ocr_pipeline.pdf.sandbox"]
+        self.command = command or [sys.executable, "-m", "ocr_pipeline.pdf.sandbox_child"]
         self._proc: subprocess.Popen[bytes] | None = None
+        # Bytes the child sent past the last whole line (several batch lines can arrive in one read).
+        self._pending = b""
+        # The child a render generator is still reading from: until its final line, no other request may use it.
+        self._rendering: subprocess.Popen[bytes] | None = None
+        self._renders = 0
         self._tmp = tempfile.TemporaryDirectory(prefix="ocr-sandbox-")
 
     def _child(self) -> subprocess.Popen[bytes]:
+        if self._rendering is not None:
+            # A render left unfinished (its generator not closed yet): the child may still be sending its
+            # batch lines, which would pass for the answer to this request.
+            self._discard(self._rendering)
         if self._proc is None or self._proc.poll() is not None:
+            self._discard()
             self._proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         return self._proc
 
-    def _discard(self) -> int | None:
-        proc, self._proc = self._proc, None
+    def _discard(self, proc: subprocess.Popen[bytes] | None = None) -> int | None:
+        """Kill `proc` (the current child by default) and forget it; returns its exit code."""
+        proc = proc or self._proc
         if proc is None:
             return None
+        if proc is self._proc:
+            self._proc, self._pending = None, b""
+        if proc is self._rendering:
+            self._rendering = None
         if proc.poll() is None:
             proc.kill()
-        return proc.wait()
+        code = proc.wait()
+        for pipe in (proc.stdin, proc.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):  # a dead child's stdin may fail to flush
+                    pipe.close()
+        return code
 
-    def request(self, op: str, timeout_s: float, **payload: Any) -> dict[str, Any]:
-        """Send one request and wait at most `timeout_s` for its reply."""
+    def _send(self, op: str, payload: dict[str, Any]) -> subprocess.Popen[bytes]:
         proc = self._child()
-        assert proc.stdin is not None and proc.stdout is not None
+        assert proc.stdin is not None
         try:
             proc.stdin.write((json.dumps({"op": op, **payload}) + "\n").encode())
             proc.stdin.flush()
         except BrokenPipeError:
-            raise SandboxAborted(f"{op}_crashed", f"the PDF reader died (exit code {self._discard()})") from None
-        ready, _, _ = select.select([proc.stdout], [], [], timeout_s)
-        if not ready:
-            self._discard()
-            raise SandboxAborted(f"{op}_timeout", f"no answer within {timeout_s:.0f}s")
-        line = proc.stdout.readline()
-        if not line:
-            raise SandboxAborted(f"{op}_crashed", f"the PDF reader died (exit code {self._discard()})")
-        reply: dict[str, Any] = json.loads(line)
+            raise SandboxAborted(f"{op}_crashed", f"the PDF reader died (exit code {self._discard(proc)})") from None
+        return proc
+
+    def _broken(self, proc: subprocess.Popen[bytes], op: str, detail: str) -> SandboxAborted:
+        # The child said something outside the protocol: nothing it sends next can be trusted to line up.
+        self._discard(proc)
+        return SandboxAborted(f"{op}_failed", f"the PDF reader broke its protocol: {detail}")
+
+    def _line(self, proc: subprocess.Popen[bytes], op: str, deadline: float, timeout_s: float) -> bytes:
+        """The child's next reply line, read by the deadline and never past MAX_REPLY_BYTES."""
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        while b"\n" not in self._pending[: MAX_REPLY_BYTES + 1]:
+            if len(self._pending) > MAX_REPLY_BYTES:
+                raise self._broken(proc, op, f"a reply line over {MAX_REPLY_BYTES} bytes")
+            remaining = deadline - time.monotonic()
+            # Raw reads, not readline(): a child that sends half a line and hangs must still time out.
+            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+                self._discard(proc)
+                raise SandboxAborted(f"{op}_timeout", f"no answer within {timeout_s:.0f}s")
+            chunk = os.read(fd, MAX_REPLY_BYTES)
+            if not chunk:
+                raise SandboxAborted(f"{op}_crashed", f"the PDF reader died (exit code {self._discard(proc)})")
+            self._pending += chunk
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line
+
+    def _reply(self, proc: subprocess.Popen[bytes], op: str, deadline: float, timeout_s: float) -> dict[str, Any]:
+        line = self._line(proc, op, deadline, timeout_s)
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            reply = None
+        if not isinstance(reply, dict):
+            raise self._broken(proc, op, f"not a JSON object: {line[:200]!r}")
+        return reply
+
+    def request(self, op: str, timeout_s: float, **payload: Any) -> dict[str, Any]:
+        """Send one request and wait at most `timeout_s` for its reply."""
+        proc = self._send(op, payload)
+        reply = self._reply(proc, op, time.monotonic() + timeout_s, timeout_s)
         if reply.get("error"):
-            raise SandboxAborted(f"{op}_failed", reply["error"])
+            raise SandboxAborted(f"{op}_failed", str(reply["error"]))
         return reply
 
     def render(self, kind: str, path: str, target_dim: int, timeout_s: float) -> Iterator[dict[str, Any]]:
-        """Page rows of one input, rendered by the child within `timeout_s`."""
-        out = str(Path(self._tmp.name) / "pages.parquet")
-        self.request("render", timeout_s, kind=kind, path=path, target_dim=target_dim, out=out)
-        for batch in pq.ParquetFile(out).iter_batches(batch_size=ROWS_PER_BATCH):
-            yield from batch.to_pylist()
+        """Page rows of one input in page order, each batch as soon as the child wrote it; all within `timeout_s`.
+
+        Raises SandboxAborted, possibly after some rows, when the child hangs, dies or fails on the input. The
+        deadline is one for the whole input, from the first row asked for: time the caller spends between rows
+        counts too (the child renders on meanwhile).
+        """
+        self._renders += 1
+        out = str(Path(self._tmp.name) / f"render-{self._renders}")
+        deadline = time.monotonic() + timeout_s
+        proc = self._send("render", {"kind": kind, "path": path, "target_dim": target_dim, "out": out})
+        self._rendering = proc
+        next_page = 1
+        try:
+            # Each batch line brings the next pages, one at least (checked): the lines read are bounded by the
+            # document's pages, as well as by the deadline.
+            for number in itertools.count():
+                if self._rendering is not proc:
+                    raise SandboxAborted("render_failed", "another request took over the PDF reader mid-render")
+                reply = self._reply(proc, "render", deadline, timeout_s)
+                if reply.get("error"):
+                    self._rendering = None  # the child finished the request: it stays, in step
+                    raise SandboxAborted("render_failed", str(reply["error"]))
+                if reply.get("ok") is True:
+                    self._rendering = None
+                    return
+                if reply.get("batch") != batch_path(out, number):
+                    raise self._broken(proc, "render", f"unexpected reply {str(reply)[:200]}")
+                rows = self._read_batch(proc, batch_path(out, number), next_page)
+                next_page += len(rows)
+                yield from rows
+        finally:
+            if self._rendering is proc:
+                # Closed before the child's final line (the consumer stopped): its later lines would answer
+                # the next request.
+                self._discard(proc)
+            # A batch written but never announced or read (the child died or was killed mid-render).
+            for leftover in Path(self._tmp.name).glob(f"{Path(out).name}-*"):
+                leftover.unlink(missing_ok=True)
+
+    def _read_batch(self, proc: subprocess.Popen[bytes], batch: str, first_page: int) -> list[dict[str, Any]]:
+        """The rows of one batch file, which is deleted: the parent never holds more than one batch."""
+        try:
+            with pq.ParquetFile(batch) as reader:
+                count = reader.metadata.num_rows
+                rows = reader.read().to_pylist() if 1 <= count <= ROWS_PER_BATCH else []
+        except (OSError, ValueError, pa.ArrowException) as exc:
+            raise self._broken(proc, "render", f"unreadable batch: {exc}") from None
+        finally:
+            Path(batch).unlink(missing_ok=True)
+        pages = [row.get("page_num") for row in rows]
+        if not rows or pages != list(range(first_page, first_page + len(rows))):
+            raise self._broken(proc, "render", f"a batch of {count} rows, pages {pages[:3]}, not from {first_page}")
+        return rows
 
     def probe(self, kind: str, path: str) -> dict[str, Any]:
         """Size, hash and page count of one input (ocr_pipeline.pdf.input_facts.probe_path, in the child)."""
@@ -119,10 +211,13 @@ class PdfSandbox:
 
     def close(self) -> None:
         """Stop the child and remove its scratch files."""
-        if self._proc is not None and self._proc.poll() is None and self._proc.stdin is not None:
-            self._proc.stdin.close()  # the child ends at end of input
+        proc = self._proc
+        if proc is not None and proc is not self._rendering and proc.poll() is None and proc.stdin is not None:
+            # The child ends at end of input (one still rendering is killed: nobody reads its pages).
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
             with contextlib.suppress(subprocess.TimeoutExpired):
-                self._proc.wait(10)
+                proc.wait(10)
         self._discard()
         self._tmp.cleanup()
 
@@ -131,39 +226,3 @@ class PdfSandbox:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _answer(request: dict[str, Any]) -> dict[str, Any]:
-    """Carry out one request in the child."""
-    op = request["op"]
-    if op == "render":
-        render_to_file(request["kind"], request["path"], request["target_dim"], request["out"])
-        return {"ok": True}
-    if op == "probe":
-        return {"facts": asdict(probe_path(request["kind"], request["path"]))}
-    if op == "filter":
-        doc = open_pdf(Path(request["path"]))
-        try:
-            return {"decision": asdict(check_pdf(doc))}
-        finally:
-            doc.close()
-    raise ValueError(f"unknown request {op!r}")
-
-
-def _serve(requests: IO[str], replies: IO[str]) -> None:
-    """The child's loop: one JSON request per line in, one JSON reply per line out."""
-    for line in requests:
-        try:
-            reply = _answer(json.loads(line))
-        except Exception as exc:  # noqa: BLE001 - the parent records it against this input
-            reply = {"error": f"{type(exc).__name__}: {exc}"}
-        replies.write(json.dumps(reply) + "\n")
-        replies.flush()
-
-
-if __name__ == "__main__":
-    # Replies get their own copy of stdout; fd 1 then points at stderr, so whatever C code prints
-    # can never corrupt the protocol.
-    protocol = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)
-    _serve(sys.stdin, protocol)

@@ -1,0 +1,91 @@
+"""The PDF sandbox's child (`python -m ocr_pipeline.pdf.sandbox_child`): one JSON request per line in, replies out.
+
+Probe and filter get one reply each. A render gets a `{"batch": <file>}` line after each ROWS_PER_BATCH pages
+written to a Parquet file of their own, then `{"ok": true}`; any request can end in `{"error": ...}` instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import IO, Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ocr_pipeline.pdf.filters import check_pdf
+from ocr_pipeline.pdf.page_rows import PAGE_SCHEMA, document_pages
+from ocr_pipeline.pdf.probe import open_pdf, probe_path
+from ocr_pipeline.pdf.sandbox import ROWS_PER_BATCH, batch_path
+
+# Error messages are cut to this: the parent refuses reply lines past its own, larger limit.
+MAX_ERROR_CHARS = 4000
+
+Send = Callable[[dict[str, Any]], None]
+
+
+def write_batch(out: str, number: int, rows: list[dict[str, Any]]) -> str:
+    """Write one batch of page rows to its own Parquet file; returns the file's path."""
+    path = batch_path(out, number)
+    pq.write_table(pa.Table.from_pylist(rows, schema=PAGE_SCHEMA), path)
+    return path
+
+
+def render_batches(kind: str, path: str, target_dim: int, out: str, send: Send) -> None:
+    """Render every page of one input, ROWS_PER_BATCH rows a file, announcing each file once it is complete."""
+    batch: list[dict[str, Any]] = []
+    number = 0
+    for row in document_pages(kind, path, target_dim):
+        batch.append(row)
+        if len(batch) >= ROWS_PER_BATCH:
+            send({"batch": write_batch(out, number, batch)})
+            batch, number = [], number + 1
+    if batch:
+        send({"batch": write_batch(out, number, batch)})
+
+
+def _answer(request: dict[str, Any], send: Send) -> dict[str, Any]:
+    """Carry out one request in the child; returns its last reply (a render sends its batches on the way)."""
+    op = request["op"]
+    if op == "render":
+        render_batches(request["kind"], request["path"], request["target_dim"], request["out"], send)
+        return {"ok": True}
+    if op == "probe":
+        return {"facts": asdict(probe_path(request["kind"], request["path"]))}
+    if op == "filter":
+        doc = open_pdf(Path(request["path"]))
+        try:
+            return {"decision": asdict(check_pdf(doc))}
+        finally:
+            doc.close()
+    raise ValueError(f"unknown request {op!r}")
+
+
+def serve(requests: IO[str], replies: IO[str]) -> None:
+    """The child's loop: one JSON request per line in, its reply lines out, each flushed at once."""
+
+    def send(reply: dict[str, Any]) -> None:
+        replies.write(json.dumps(reply) + "\n")
+        replies.flush()
+
+    for line in requests:
+        try:
+            reply = _answer(json.loads(line), send)
+        except Exception as exc:  # noqa: BLE001 - the parent records it against this input
+            reply = {"error": f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]}
+        send(reply)
+
+
+def protocol_stream() -> IO[str]:
+    """The replies' own copy of stdout; fd 1 then points at stderr, so whatever C code prints can't corrupt them."""
+    protocol = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    return protocol
+
+
+if __name__ == "__main__":
+    serve(sys.stdin, protocol_stream())
