@@ -1,4 +1,4 @@
-"""Dagster resources: the run settings as `pipeline_config`, and one S3Resource per bucket role."""
+"""Dagster resources: the run settings as `pipeline_config`, and one S3 client resource per bucket role."""
 
 from __future__ import annotations
 
@@ -8,12 +8,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from dagster import ConfigurableResource, EnvVar
-from dagster_aws.s3 import S3Resource
 from pydantic import Field
 
 from ocr_pipeline.progress import NullProgress
 from ocr_pipeline.settings import PipelineSettings, field_types, fields_of, settings_from_env
-from ocr_pipeline.workspace.s3 import CLIENT_RETRIES, role_variables
+from ocr_pipeline.workspace.s3 import role_variables, s3_client
 
 
 class _PipelineConfigBase(ConfigurableResource):
@@ -63,14 +62,34 @@ def config_from_env(environ: Mapping[str, str] | None = None) -> Any:
     return PipelineConfig(**fields)
 
 
-def s3_resource_from_env(role: str, environ: Mapping[str, str] | None = None) -> S3Resource:
-    """The S3Resource for `workspace` or `input`; values stay EnvVars so the UI never shows a secret."""
+class S3ClientResource(ConfigurableResource):
+    """An S3 client for one bucket role, built only when a step touches an s3:// URI.
+
+    The fields are dagster-aws S3Resource's names for the same settings. dagster-aws's resource builds a boto3
+    client for every step that declares it (0.25 s each, and 0.8 s to import dagster-aws), even when the
+    workspace and inputs are local folders: that delayed a local run's first VLM request by seconds.
+    """
+
+    aws_access_key_id: str | None = Field(default=None, description="access key (else boto3's chain)")
+    aws_secret_access_key: str | None = Field(default=None, description="secret key (else boto3's chain)")
+    aws_session_token: str | None = Field(default=None, description="session token, for temporary credentials")
+    endpoint_url: str | None = Field(default=None, description="S3-compatible endpoint (MinIO, SeaweedFS, R2)")
+    region_name: str | None = Field(default=None, description="region (else boto3's chain)")
+    profile_name: str | None = Field(default=None, description="profile in ~/.aws/config")
+
+    def get_client(self) -> Any:
+        """A boto3 S3 client with adaptive retries and bounded timeouts."""
+        return s3_client({name: getattr(self, name) for name in type(self).model_fields})
+
+
+def s3_resource_from_env(role: str, environ: Mapping[str, str] | None = None) -> S3ClientResource:
+    """The S3 client resource for `workspace` or `input`; values stay EnvVars so the UI never shows a secret."""
     fields = {name: EnvVar(var) for name, var in role_variables(role, environ).items()}
-    return S3Resource(max_attempts=CLIENT_RETRIES, **fields)
+    return S3ClientResource(**fields)
 
 
-def client_if_s3(resource: S3Resource, *uris: str) -> Any:
-    """A boto3 client when any URI is on S3 (building one for local runs would need no credentials, but costs)."""
+def client_if_s3(resource: S3ClientResource, *uris: str) -> Any:
+    """A boto3 client when any URI is on S3; None for local paths, which need no client."""
     return resource.get_client() if any(u.startswith("s3://") for u in uris) else None
 
 

@@ -14,11 +14,10 @@ from dagster import (
     SensorResult,
     sensor,
 )
-from dagster_aws.s3 import S3Resource
 
 from ocr_pipeline.defs.jobs import ocr_job
 from ocr_pipeline.defs.partitions import work_groups
-from ocr_pipeline.defs.resources import PipelineConfig, client_if_s3
+from ocr_pipeline.defs.resources import PipelineConfig, S3ClientResource, client_if_s3
 from ocr_pipeline.settings import deployment_from_env
 from ocr_pipeline.stages.pdf_inventory import list_groups, scan_inputs
 from ocr_pipeline.workspace.commit import done_groups
@@ -62,7 +61,10 @@ def _run_request_for(context: SensorEvaluationContext, group: str) -> RunRequest
 
 @sensor(job=ocr_job, minimum_interval_seconds=60, default_status=DefaultSensorStatus.STOPPED)
 def work_group_sensor(
-    context: SensorEvaluationContext, pipeline_config: PipelineConfig, workspace_s3: S3Resource, input_s3: S3Resource
+    context: SensorEvaluationContext,
+    pipeline_config: PipelineConfig,
+    workspace_s3: S3ClientResource,
+    input_s3: S3ClientResource,
 ) -> SensorResult:
     """Scan the sources, register new work groups, and run every group that is new or whose last run failed."""
     settings = pipeline_config.settings()

@@ -57,15 +57,24 @@ def client_from_env(role: str = "workspace", profile: str | None = None, environ
     `_REGION` / `_PROFILE` give a role its own credentials (olmOCR's separate workspace and PDF credentials);
     otherwise boto3's standard chain applies, `AWS_ENDPOINT_URL` and `AWS_ENDPOINT_URL_S3` included.
     """
+    env = os.environ if environ is None else environ
+    values: dict[str, str | None] = {name: env[var] for name, var in role_variables(role, env).items()}
+    if profile:
+        values["profile_name"] = profile
+    return s3_client(values)
+
+
+def s3_client(fields: Mapping[str, str | None]) -> Any:
+    """A boto3 S3 client from client fields (ROLE_ENV_SUFFIXES' names); unset ones fall back to boto3's chain."""
     # Imported here to save start-up time: boto3 takes ~0.3 s to import and local runs never need it.
     import boto3
     from botocore.config import Config
 
-    env = os.environ if environ is None else environ
-    values = {name: env[var] for name, var in role_variables(role, env).items()}
+    values = {name: value for name, value in fields.items() if value}
+    unknown = set(values) - set(ROLE_ENV_SUFFIXES)
+    if unknown:
+        raise ValueError(f"unknown S3 client fields: {sorted(unknown)}")
     endpoint = values.pop("endpoint_url", None)
-    if profile:
-        values["profile_name"] = profile
     session = boto3.session.Session(**values)
     # Adaptive retries back off on 503 SlowDown, throttling and dropped connections.
     config = Config(retries={"max_attempts": CLIENT_RETRIES, "mode": "adaptive"}, connect_timeout=10, read_timeout=120)
