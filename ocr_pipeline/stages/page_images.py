@@ -72,7 +72,9 @@ def render_group(
                 with open_input(row["location"], workspace, input_client) as path:
                     limit = time_limit(int(row["page_count"] or 1))
                     pages = renderer.render(row["kind"], path, target_dim, limit)
-                    count, unusable, first_error = _write_pages(pages, row, writer, result, progress, on_page)
+                    # Counted apart: a document the child aborts midway must not count its pages already read.
+                    tally = RenderResult()
+                    count, unusable, first_error = _write_pages(pages, row, writer, tally, progress, on_page)
             except InputMissing as exc:
                 rejections.append(Rejection(row["source"], "input_missing", "render", str(exc)))
                 continue
@@ -86,6 +88,9 @@ def render_group(
                 continue
             result.documents += 1
             result.pages += count
+            result.page_errors += tally.page_errors
+            result.trusted_text_pages += tally.trusted_text_pages
+            result.png_bytes += tally.png_bytes
     writer.close()
     for rejection in rejections:
         result.rejected[rejection.reason] = result.rejected.get(rejection.reason, 0) + 1
