@@ -5,9 +5,12 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import queue
 import tempfile
+import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +19,7 @@ from tqdm import tqdm
 
 from ocr_pipeline.defs.materialize import GroupOutcome, new_instance, run_group_outcome, run_inventory
 from ocr_pipeline.progress import TqdmProgress
-from ocr_pipeline.settings import PipelineSettings
+from ocr_pipeline.settings import PipelineSettings, deployment_from_env
 from ocr_pipeline.stages.pdf_inventory import list_groups, read_group
 from ocr_pipeline.workspace.commit import pending_groups
 from ocr_pipeline.workspace.keys import dolma_key, rejected_key
@@ -75,7 +78,9 @@ def run_local(settings: PipelineSettings, *, show_progress: bool = True, verbose
     # Only the done marker counts: a shard without it is a group that stopped midway through its commit.
     pending = pending_groups(workspace, list_groups(workspace))
     summary = RunSummary(groups=len(pending))
-    if settings.workers > 1 and len(pending) > 1:
+    if settings.server and deployment_from_env().stream_pages and len(pending) > 1:
+        run_overlapped(settings, pending, level, show_progress, summary)
+    elif settings.workers > 1 and len(pending) > 1:
         # Separate processes: the CPU engine and rendering hold the GIL, threads would not scale.
         context = multiprocessing.get_context("spawn")
         with (
@@ -101,6 +106,74 @@ def run_local(settings: PipelineSettings, *, show_progress: bool = True, verbose
             _account(workspace, group, summary)
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def run_overlapped(
+    settings: PipelineSettings, pending: list[str], level: str, show_progress: bool, summary: RunSummary
+) -> None:
+    """Run the groups' jobs in threads of this process, the next one starting as soon as a running one has
+    rendered its pages: the VLM server gets the next group's pages while the last answers of the previous group
+    come back, so it never drains at a group boundary.
+
+    At most `workers` groups render at once and `workers + 1` runs are open (the extra one is finishing its
+    OCR). Threads suffice here: pages render in each group's sandbox child and OCR runs on the server, so this
+    process only moves bytes. Each run gets its own Dagster instance (instances are not shared across threads).
+    """
+    rendering = threading.Semaphore(settings.workers)
+    open_runs = threading.Semaphore(settings.workers + 1)
+    outcomes: queue.Queue[tuple[str, GroupOutcome | BaseException]] = queue.Queue()
+
+    def run_one(group: str, progress: TqdmProgress, release_render: Callable[[], None]) -> None:
+        try:
+            outcomes.put((group, run_group_outcome(settings, group, None, progress, console_level=level)))
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which raises it
+            outcomes.put((group, exc))
+        finally:
+            progress.close()
+            release_render()  # a run that failed before rendering ended frees its slot here
+            open_runs.release()
+
+    threads = []
+    for index, group in enumerate(pending, 1):
+        _acquire(open_runs)
+        _acquire(rendering)
+        release_render = _once(rendering.release)
+        progress = TqdmProgress(
+            f"[{index}/{len(pending)}] ", disable=not show_progress, listeners={"rendered": release_render}
+        )
+        thread = threading.Thread(
+            target=run_one, args=(group, progress, release_render), name=f"group-{group}", daemon=True
+        )
+        thread.start()
+        threads.append(thread)
+    for thread in threads:
+        while thread.is_alive():
+            thread.join(0.5)  # short waits: Ctrl-C reaches the main thread at once
+    while not outcomes.empty():
+        group, outcome = outcomes.get()
+        if isinstance(outcome, BaseException):
+            raise outcome
+        if outcome.cause is not None:
+            summary.fail(group, outcome)
+
+
+def _acquire(semaphore: threading.Semaphore) -> None:
+    while not semaphore.acquire(timeout=0.5):  # short waits: Ctrl-C reaches the main thread at once
+        pass
+
+
+def _once(release: Callable[[], None]) -> Callable[[], None]:
+    """`release`, callable any number of times but acting once (the milestone and the run's end both call it)."""
+    lock, done = threading.Lock(), [False]
+
+    def call() -> None:
+        with lock:
+            if done[0]:
+                return
+            done[0] = True
+        release()
+
+    return call
 
 
 def _account(workspace: Workspace, group: str, summary: RunSummary) -> None:

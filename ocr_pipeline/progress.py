@@ -18,6 +18,9 @@ class ProgressSink(Protocol):
     def advance(self, n: int = 1) -> None:
         """`n` more units are done."""
 
+    def milestone(self, name: str) -> None:
+        """The group's run passed a named point ("rendered": every page is rendered and on its way to OCR)."""
+
 
 class NullProgress:
     """Ignores progress (the Dagster UI shows asset metadata instead)."""
@@ -28,13 +31,19 @@ class NullProgress:
     def advance(self, n: int = 1) -> None:
         """Ignore."""
 
+    def milestone(self, name: str) -> None:
+        """Ignore."""
+
 
 class TqdmProgress:
     """A terminal progress bar per phase, for the one-machine CLI."""
 
-    def __init__(self, prefix: str = "", disable: bool = False) -> None:
+    def __init__(
+        self, prefix: str = "", disable: bool = False, listeners: dict[str, Callable[[], None]] | None = None
+    ) -> None:
         self._bar = None
         self.prefix, self._disable = prefix, disable
+        self.listeners = listeners or {}
 
     def phase(self, name: str, total: int) -> None:
         """Close the previous bar and open a new one."""
@@ -45,6 +54,12 @@ class TqdmProgress:
         """Move the bar."""
         if self._bar is not None:
             self._bar.update(n)
+
+    def milestone(self, name: str) -> None:
+        """Call the listener given for this milestone, if any (the CLI starts the next group on "rendered")."""
+        listener = self.listeners.get(name)
+        if listener is not None:
+            listener()
 
     def close(self) -> None:
         """Close the bar if one is open."""
@@ -72,3 +87,7 @@ class LoggingProgress:
             self._last = now
             total = f"/{self._total}" if self._total else ""
             self._log(f"{self._name}: {self._done}{total} pages")
+
+    def milestone(self, name: str) -> None:
+        """Log it."""
+        self._log(f"{name} ({self._name})")

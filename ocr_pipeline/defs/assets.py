@@ -8,10 +8,9 @@ from dagster import (
     ResourceParam,
     asset,
 )
-from dagster_aws.s3 import S3Resource
 
 from ocr_pipeline.defs.partitions import work_groups
-from ocr_pipeline.defs.resources import PipelineConfig, client_if_s3
+from ocr_pipeline.defs.resources import PipelineConfig, S3ClientResource, client_if_s3
 from ocr_pipeline.launch.ocr_step import run_ocr_step
 from ocr_pipeline.launch.render_stream import end_render_stream, start_render_stream
 from ocr_pipeline.progress import LoggingProgress, NullProgress, ProgressSink
@@ -37,7 +36,7 @@ def _visible(progress: ProgressSink, context: AssetExecutionContext) -> Progress
     return LoggingProgress(context.log.info) if isinstance(progress, NullProgress) else progress
 
 
-def _workspace(settings: PipelineSettings, workspace_s3: S3Resource) -> Workspace:
+def _workspace(settings: PipelineSettings, workspace_s3: S3ClientResource) -> Workspace:
     return open_workspace(settings.workspace, client_if_s3(workspace_s3, settings.workspace))
 
 
@@ -46,8 +45,8 @@ def pdf_inventory(
     context: AssetExecutionContext,
     config: InventoryConfig,
     pipeline_config: PipelineConfig,
-    workspace_s3: S3Resource,
-    input_s3: S3Resource,
+    workspace_s3: S3ClientResource,
+    input_s3: S3ClientResource,
 ) -> MaterializeResult:
     """Every input found in the sources, with size, hash and page count, packed into work groups."""
     settings = pipeline_config.settings()
@@ -91,7 +90,10 @@ def pdf_inventory(
 
 @asset(group_name="ocr", partitions_def=work_groups, deps=[pdf_inventory], kinds={"python"})
 def filtered_pdfs(
-    context: AssetExecutionContext, pipeline_config: PipelineConfig, workspace_s3: S3Resource, input_s3: S3Resource
+    context: AssetExecutionContext,
+    pipeline_config: PipelineConfig,
+    workspace_s3: S3ClientResource,
+    input_s3: S3ClientResource,
 ) -> MaterializeResult:
     """The group's inputs that pass the language, form and spam filters (the rest are rejections)."""
     settings = pipeline_config.settings()
@@ -114,8 +116,8 @@ def page_images(
     context: AssetExecutionContext,
     pipeline_config: PipelineConfig,
     progress: ResourceParam[ProgressSink],
-    workspace_s3: S3Resource,
-    input_s3: S3Resource,
+    workspace_s3: S3ClientResource,
+    input_s3: S3ClientResource,
 ) -> MaterializeResult:
     """Every page of the group's kept inputs as a PNG (longest side target_longest_image_dim) with its text layer."""
     settings = pipeline_config.settings()
@@ -140,6 +142,7 @@ def page_images(
         rendered = True
     finally:
         end_render_stream(workspace, context.partition_key, stream, rendered)
+    progress.milestone("rendered")
     return MaterializeResult(
         metadata={
             "documents": result.documents,
@@ -159,7 +162,7 @@ def vlm_ocr_outputs(
     context: AssetExecutionContext,
     pipeline_config: PipelineConfig,
     progress: ResourceParam[ProgressSink],
-    workspace_s3: S3Resource,
+    workspace_s3: S3ClientResource,
 ) -> MaterializeResult:
     """Each page's text and attributes from the OCR engine (VLM server, or the CPU engine without one)."""
     settings = pipeline_config.settings()
@@ -168,7 +171,7 @@ def vlm_ocr_outputs(
 
 @asset(group_name="ocr", partitions_def=work_groups, deps=[vlm_ocr_outputs], kinds={"python"})
 def dolma_shards(
-    context: AssetExecutionContext, pipeline_config: PipelineConfig, workspace_s3: S3Resource
+    context: AssetExecutionContext, pipeline_config: PipelineConfig, workspace_s3: S3ClientResource
 ) -> MaterializeResult:
     """The group's Dolma shard, optional Markdown, and its rejection ledger: every input lands in one."""
     settings = pipeline_config.settings()
