@@ -20,6 +20,7 @@ from ocr_pipeline.launch.preflight import (
     explain,
 )
 from ocr_pipeline.launch.vllm_server import ManagedVllmServer, VllmLaunchSettings
+from ocr_pipeline.pdf.sandbox import prestart_reader
 from ocr_pipeline.settings import PipelineSettings, field_types, fields_of, parse_env_value
 from ocr_pipeline.stages.pdf_inventory import list_groups
 from ocr_pipeline.viewer import render_group_html
@@ -196,6 +197,8 @@ def run_command(args: argparse.Namespace) -> int:
     if args.vllm and settings.server:
         print("ocr-pipeline: error: --vllm starts its own server; drop --server", file=sys.stderr)
         return EXIT_USAGE
+    # The PDF reader child starts now: its imports overlap Dagster's below, on another core.
+    prestart_reader()
     # Imported here to save start-up time: Dagster loads only when a run starts, not for --help or `pending`.
     from ocr_pipeline.local_run import RunLog, run_local
 

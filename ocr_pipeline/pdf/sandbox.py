@@ -25,6 +25,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ocr_pipeline.pdf.sandbox_spares import keep_spare, prestart, start_child, stop, take_spare
+
 # A document gets this long to render: a fixed allowance plus a per-page one (pages are known from the probe).
 BASE_SECONDS = 60.0
 SECONDS_PER_PAGE = 10.0
@@ -53,11 +55,21 @@ def batch_path(out: str, number: int) -> str:
     return f"{out}-{number:06d}.parquet"
 
 
+def prestart_reader() -> None:
+    """Start a reader child now, for the first sandbox of this process to take (see sandbox_spares)."""
+    prestart(default_command())
+
+
+def default_command() -> list[str]:
+    """The reader child's command line."""
+    return [sys.executable, "-m", "ocr_pipeline.pdf.sandbox_child"]
+
+
 class PdfSandbox:
     """One child for many requests; each method returns the child's answer or raises SandboxAborted."""
 
     def __init__(self, command: list[str] | None = None) -> None:
-        self.command = command or [sys.executable, "-m", "ocr_pipeline.pdf.sandbox_child"]
+        self.command = command or default_command()
         self._proc: subprocess.Popen[bytes] | None = None
         # Bytes the child sent past the last whole line (several batch lines can arrive in one read).
         self._pending = b""
@@ -73,7 +85,7 @@ class PdfSandbox:
             self._discard(self._rendering)
         if self._proc is None or self._proc.poll() is not None:
             self._discard()
-            self._proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            self._proc = take_spare(self.command) or start_child(self.command)
         return self._proc
 
     def _discard(self, proc: subprocess.Popen[bytes] | None = None) -> int | None:
@@ -212,13 +224,12 @@ class PdfSandbox:
     def close(self) -> None:
         """Stop the child and remove its scratch files."""
         proc = self._proc
-        if proc is not None and proc is not self._rendering and proc.poll() is None and proc.stdin is not None:
-            # The child ends at end of input (one still rendering is killed: nobody reads its pages).
-            with contextlib.suppress(OSError):
-                proc.stdin.close()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(10)
-        self._discard()
+        if proc is not None and proc is not self._rendering and proc.poll() is None and not self._pending:
+            # Idle and in step: the next sandbox of this process takes it instead of starting a child.
+            self._proc = None
+            if not keep_spare(self.command, proc):
+                stop(proc)
+        self._discard()  # one still rendering is killed: nobody reads its pages
         self._tmp.cleanup()
 
     def __enter__(self) -> PdfSandbox:
