@@ -6,7 +6,10 @@ own process). The server's GET /stats gives the wall-clock time of its first req
 spent serving; the bound is pages × service time / slots, what a perfectly fed server needs.
 
     .venv/bin/python -m benchmarks.bench_first_request [--capacity 4] [--service-time 0.25] [--runs 1]
-        [--pages-per-group 500] [--workers 1] [--olmocr-python /tmp/olmocr-full/bin/python]
+        [--configs 500x1 20x1 20x2] [--olmocr-python /tmp/olmocr-full/bin/python]
+
+Each config is pages_per_group x workers; both systems run every config, each against a fresh server, so
+several groups (pages_per_group 20: 5 groups here) show whether the server drains at group boundaries.
 """
 
 from __future__ import annotations
@@ -106,10 +109,10 @@ def olmocr_python(candidates: list[str]) -> tuple[str | None, str]:
     return None, why
 
 
-def commands(args: argparse.Namespace, pdfs: Path, work: Path, olmocr: str | None) -> dict[str, list[str]]:
+def commands(pages_per_group: int, workers: int, pdfs: Path, work: Path, olmocr: str | None) -> dict[str, list[str]]:
     """The command line of each system, `{URL}` standing for the server's address."""
     ours = [str(Path(sys.executable).with_name("ocr-pipeline")), "run", str(work / "ours"), "--pdfs", str(pdfs)]
-    ours += ["--server", "{URL}", "--pages_per_group", str(args.pages_per_group), "--workers", str(args.workers)]
+    ours += ["--server", "{URL}", "--pages_per_group", str(pages_per_group), "--workers", str(workers)]
     runs = {"ocr-pipeline": ours + ["--quiet"]}
     if olmocr:
         theirs = [
@@ -120,53 +123,59 @@ def commands(args: argparse.Namespace, pdfs: Path, work: Path, olmocr: str | Non
             "--pdfs",
             *map(str, sorted(pdfs.glob("*.pdf"))),
         ]
-        theirs += ["--server", "{URL}/v1", "--model", "olmocr", "--pages_per_group", str(args.pages_per_group)]
-        runs["olmocr"] = theirs + ["--workers", str(max(args.workers, 1))]
+        theirs += ["--server", "{URL}/v1", "--model", "olmocr", "--pages_per_group", str(pages_per_group)]
+        runs["olmocr"] = theirs + ["--workers", str(workers)]
     return runs
 
 
+def parse_config(text: str) -> tuple[int, int]:
+    """`500x1` -> (pages_per_group 500, workers 1)."""
+    pages, _, workers = text.partition("x")
+    return int(pages), int(workers or 1)
+
+
 def main() -> None:
-    """Run each system `--runs` times into fresh workspaces and print a Markdown table."""
+    """Run each system on each config `--runs` times into fresh workspaces and print a Markdown table."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--capacity", type=int, default=4, help="server request slots")
     p.add_argument("--service-time", type=float, default=0.25, help="seconds each request holds a slot")
     p.add_argument("--runs", type=int, default=1)
-    p.add_argument("--pages-per-group", type=int, default=500)
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--configs", nargs="+", default=["500x1"], help="pages_per_group x workers, e.g. 500x1 20x2")
     p.add_argument("--olmocr-python", action="append", default=None, help="interpreter with olmocr installed")
     p.add_argument("--no-olmocr", action="store_true")
     args = p.parse_args()
 
     olmocr, why = (None, "--no-olmocr") if args.no_olmocr else olmocr_python(args.olmocr_python or list(OLMOCR_PYTHONS))
-    rows: dict[str, list[dict[str, float]]] = {}
+    rows: dict[tuple[str, str], list[dict[str, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-first-request-") as tmp:
         pages = build_corpus(Path(tmp) / "pdfs")
         for run in range(args.runs):
-            work = Path(tmp) / f"run{run}"
-            work.mkdir()
-            for name, cmd in commands(args, Path(tmp) / "pdfs", work, olmocr).items():
-                log = Path(tempfile.gettempdir()) / f"bench-first-request-{name}-{run}.log"
-                rows.setdefault(name, []).append(timed_run(cmd, args, pages, log))
+            for config in args.configs:
+                work = Path(tmp) / f"run{run}-{config}"
+                work.mkdir()
+                runs = commands(*parse_config(config), Path(tmp) / "pdfs", work, olmocr)
+                for name, cmd in runs.items():
+                    log = Path(tempfile.gettempdir()) / f"bench-first-request-{name}-{config}-{run}.log"
+                    rows.setdefault((config, name), []).append(timed_run(cmd, args, pages, log))
 
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     bound = pages * args.service_time / args.capacity
     print(
         f"\n{len(PAGE_COUNTS)} PDFs, {pages} pages; server {args.capacity} slots x {args.service_time:g} s "
-        f"(bound {bound:.1f} s); pages_per_group {args.pages_per_group}, workers {args.workers}; "
-        f"{os.cpu_count()} cores, load {load}\n"
+        f"(bound {bound:.1f} s); {os.cpu_count()} cores, load {load}\n"
     )
     print(
-        "| system | wall (s) | first request (s) | busy (of wall) | busy (first→last request) "
-        "| wall / bound | requests | vs olmocr |"
+        "| pages_per_group x workers | system | wall (s) | first request (s) | busy (of wall) "
+        "| busy (first→last request) | wall / bound | requests | olmocr wall / ours |"
     )
-    print("|---|---|---|---|---|---|---|---|")
-    theirs = rows.get("olmocr")
-    for name, results in rows.items():
+    print("|---|---|---|---|---|---|---|---|---|")
+    for (config, name), results in rows.items():
+        theirs = rows.get((config, "olmocr"))
         for i, r in enumerate(results):
-            versus = f"{theirs[i]['wall'] / r['wall']:.2f}x faster" if theirs and name != "olmocr" else "-"
+            versus = f"{theirs[i]['wall'] / r['wall']:.2f}" if theirs and name != "olmocr" else "-"
             print(
-                f"| {name} | {r['wall']:.1f} | {r['first']:.1f} | {r['busy_wall']:.2f} | {r['busy_span']:.2f} "
-                f"| {r['ratio']:.2f} | {r['requests']:.0f} | {versus} |"
+                f"| {config} | {name} | {r['wall']:.1f} | {r['first']:.1f} | {r['busy_wall']:.2f} "
+                f"| {r['busy_span']:.2f} | {r['ratio']:.2f} | {r['requests']:.0f} | {versus} |"
             )
     if olmocr is None:
         print(f"\nSKIP olmocr: {why}")
