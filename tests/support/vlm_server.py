@@ -15,6 +15,7 @@ from typing import Any
 from PIL import Image
 
 from tests.support.pages import marker_correction
+from tests.support.request_gate import RequestGate
 from tests.support.vlm_protocol import (
     Fault,
     RecordedRequest,
@@ -47,6 +48,8 @@ class VlmTestServer:
         check_rotation_marker: bool = False,
         key_by_histogram: bool = True,
         language: str | None = "en",
+        hold_until_requests: int | None = None,
+        hold_timeout_s: float = 30.0,
     ) -> None:
         self.host, self.port, self.model, self.api_key = host, port, model, api_key
         self.expect_guided, self.longest_side = expect_guided, longest_side
@@ -58,6 +61,9 @@ class VlmTestServer:
             language,
         )
         self.models_status = 200  # set to 503 to look "still loading"
+        self.models_calls = 0
+        # Each completion waits (before a slot) until this many arrived in all, or hold_timeout_s: see RequestGate.
+        self.gate = RequestGate(hold_until_requests, hold_timeout_s) if hold_until_requests else None
         self.requests: list[RecordedRequest] = []
         self.in_flight = self.max_in_flight = 0
         # Wall-clock (time.time) marks and slot-seconds, for benchmarks in another process (GET /stats).
@@ -79,6 +85,11 @@ class VlmTestServer:
     def violations(self) -> list[tuple[int, str]]:
         """Every parity violation seen, as (request index, message)."""
         return [(r.index, v) for r in self.requests for v in r.violations]
+
+    @property
+    def holds_timed_out(self) -> int:
+        """Completion requests whose hold at the gate timed out (0 without a gate)."""
+        return self.gate.timed_out if self.gate else 0
 
     def completed(self) -> list[RecordedRequest]:
         """Requests answered 200."""
@@ -171,6 +182,7 @@ class VlmTestServer:
         self, method: str, path: str, headers: dict[str, str], body: bytes
     ) -> tuple[int, Any, dict[str, str]] | None:
         if method == "GET" and path == "/v1/models":
+            self.models_calls += 1
             data = [{"id": self.model or "olmocr", "object": "model", "max_model_len": 16384}]
             return self.models_status, {"object": "list", "data": data}, {}
         if method == "POST" and path == "/v1/chat/completions":
@@ -180,7 +192,7 @@ class VlmTestServer:
         return 404, {"error": {"message": f"no route {method} {path}"}}, {}
 
     def stats(self) -> dict[str, Any]:
-        """Completions served, wall-clock first request and last reply, and slot-seconds spent serving."""
+        """Completions served, wall-clock first request and last reply, slot-seconds, model lists, timed-out holds."""
         return {
             "requests": len(self.requests),
             "completed": len(self.completed()),
@@ -189,6 +201,8 @@ class VlmTestServer:
             "busy_slot_s": self.busy_slot_s,
             "capacity": self.capacity,
             "service_time_s": self.service_time_s,
+            "models_calls": self.models_calls,
+            "holds_timed_out": self.holds_timed_out,
         }
 
     def _text(self, key: str) -> str:
@@ -201,6 +215,8 @@ class VlmTestServer:
     async def _complete(self, headers: dict[str, str], body: bytes) -> tuple[int, Any, dict[str, str]] | None:
         rec = RecordedRequest(index=len(self.requests), authorization=headers.get("authorization"))
         self.requests.append(rec)
+        if self.gate:
+            self.gate.arrive()
         if self.first_request_at is None:
             self.first_request_at = time.time()
         rec.started = time.monotonic()
@@ -244,6 +260,8 @@ class VlmTestServer:
         if fault and fault.kind == "status":
             rec.status = fault.status
             return fault.status, {"error": {"message": f"injected {fault.status}"}}, {}
+        if self.gate:
+            await self.gate.hold()
         if self._slots is not None:
             await self._slots.acquire()
         self.in_flight += 1
