@@ -71,7 +71,11 @@ def run_group_outcome(
     console_level: str = "WARNING",
 ) -> GroupOutcome:
     """Run ocr_job for one group; on failure, the cause in one line and every error's trace (for a log file)."""
-    instance = instance or new_instance()
+    if instance is None:
+        # Disposed here, in the thread that made it: the garbage collector would close its SQLite connections
+        # from another thread, which SQLite refuses (with a traceback on the console).
+        with new_instance() as own:
+            return run_group_outcome(settings, group, own, progress, console_level=console_level)
     if not instance.has_dynamic_partition(work_groups.name, group):
         instance.add_dynamic_partitions(work_groups.name, [group])
     job = _definitions(settings, progress).resolve_job_def(ocr_job.name)
