@@ -32,6 +32,7 @@ SETTINGS_ENV = "OCR_PIPELINE_SETTINGS"
 PR_SET_PDEATHSIG = 1
 # The worker's exit code when the server fails it (the step's error carries the cause itself).
 EXIT_SERVER = 3
+EXIT_INTERRUPTED = 130
 
 
 def die_with_parent(*, pdeathsig: bool = True, poll_s: float = 1.0) -> None:
@@ -136,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
         # One line here; Pipes has already handed the exception (and its trace) to the step.
         print(f"ocr worker {args.group}: {exc}", file=sys.stderr)
         return EXIT_SERVER
+    except KeyboardInterrupt:
+        # A terminal's Ctrl-C reaches this child too: the command that started it says "interrupted" once.
+        return EXIT_INTERRUPTED
     return 0
 
 

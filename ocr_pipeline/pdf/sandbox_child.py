@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import asdict
@@ -88,4 +89,7 @@ def protocol_stream() -> IO[str]:
 
 
 if __name__ == "__main__":
+    # A terminal's Ctrl-C reaches the whole process group: the parent decides what stops (and reports it once);
+    # this child ends when the parent closes its input or dies.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     serve(sys.stdin, protocol_stream())

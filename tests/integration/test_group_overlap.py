@@ -186,13 +186,6 @@ def test_a_failed_group_leaves_the_others_done_and_the_rerun_completes_it(
 
 
 # -- the CLI's console ---------------------------------------------------------------------------------------------
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="product bug: each overlapped run makes its own DagsterInstance.ephemeral() in its thread and never "
-    "disposes of it; the garbage collector later closes its SQLite connections from another thread and SQLAlchemy "
-    "logs 'Exception during reset or similar' (sqlite3.ProgrammingError) with tracebacks at ERROR on the console",
-)
 def test_an_overlapped_cli_run_prints_no_traceback(tmp_path: Path) -> None:
     _corpus(tmp_path, {f"d{i:02d}.pdf": 1 for i in range(10)})  # ten one-page groups
     env = {k: v for k, v in os.environ.items() if k != "OCR_PIPELINE_STREAM_PAGES"}
@@ -210,21 +203,7 @@ def _cli(root: Path, server: VlmTestServer) -> list[str]:
             "--server", server.url, "--pages-per-group", "6", "--quiet"]  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    "target",
-    [
-        "process",
-        pytest.param(
-            "process group",
-            marks=pytest.mark.xfail(
-                strict=True,
-                raises=AssertionError,
-                reason="product bug: the PDF sandbox child gets the terminal's SIGINT too and prints a "
-                "KeyboardInterrupt traceback (ocr_pipeline/pdf/sandbox_child.py, idle in `for line in requests`)",
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("target", ["process", "process group"])
 def test_ctrl_c_while_groups_overlap_exits_130_and_the_rerun_completes(tmp_path: Path, target: str) -> None:
     pages = {"a.pdf": 6, "b.pdf": 6, "c.pdf": 6}
     _corpus(tmp_path, pages)
