@@ -28,7 +28,7 @@ def parse_s3_uri(uri: str) -> tuple[str, str]:
 
 
 # S3 client field <- OCR_PIPELINE_<ROLE>_<suffix>: the one mapping that boto3 clients here and the Dagster
-# S3Resources both use. Unset fields fall back to boto3's own chain (AWS_ACCESS_KEY_ID, AWS_PROFILE,
+# S3 client resources both use. Unset fields fall back to boto3's own chain (AWS_ACCESS_KEY_ID, AWS_PROFILE,
 # AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3, ...).
 ROLE_ENV_SUFFIXES = {
     "aws_access_key_id": "AWS_ACCESS_KEY_ID",
