@@ -9,7 +9,7 @@ spent serving; the bound is pages × service time / slots, what a perfectly fed 
         [--configs 500x1 20x1 20x2] [--olmocr-python /tmp/olmocr-full/bin/python]
 
 Each config is pages_per_group x workers; both systems run every config, each against a fresh server, so
-several groups (pages_per_group 20: 5 groups here) show whether the server drains at group boundaries.
+several groups (pages_per_group 20: 3 groups here, 5: 7 groups) show whether the server drains at group boundaries.
 """
 
 from __future__ import annotations

@@ -115,12 +115,14 @@ def run_overlapped(
     rendered its pages: the VLM server gets the next group's pages while the last answers of the previous group
     come back, so it never drains at a group boundary.
 
-    At most `workers` groups render at once and `workers + 1` runs are open (the extra one is finishing its
-    OCR). Threads suffice here: pages render in each group's sandbox child and OCR runs on the server, so this
+    At most `workers` groups render at once and `workers + 2` runs are open: the others are waiting for their
+    last answers, and with small groups one such group alone does not keep the server full. Their queued pages
+    share one byte budget (page_stream.PROCESS_QUEUE_BUDGET), so memory does not grow with the open runs.
+    Threads suffice here: pages render in each group's sandbox child and OCR runs on the server, so this
     process only moves bytes. Each run gets its own Dagster instance (instances are not shared across threads).
     """
     rendering = threading.Semaphore(settings.workers)
-    open_runs = threading.Semaphore(settings.workers + 1)
+    open_runs = threading.Semaphore(settings.workers + 2)
     outcomes: queue.Queue[tuple[str, GroupOutcome | BaseException]] = queue.Queue()
 
     def run_one(group: str, progress: TqdmProgress, release_render: Callable[[], None]) -> None:

@@ -8,15 +8,19 @@ from pathlib import Path
 
 import pytest
 
+from ocr_pipeline.engines.vlm.page_stream import PageStream, QueueBudget
+from ocr_pipeline.engines.vlm.vlm_engine import VlmEngine
 from ocr_pipeline.local_run import run_local
+from ocr_pipeline.pdf.page_rows import document_pages
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages import ocr_stream
 from ocr_pipeline.stages.pdf_inventory import list_groups
+from ocr_pipeline.stages.vlm_ocr_outputs import page_input
 from ocr_pipeline.workspace.commit import pending_groups
 from ocr_pipeline.workspace.keys import dolma_key, ocr_key, pages_key, rejected_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_rows
-from tests.support import corpora
+from tests.support import corpora, pdfgen
 from tests.support.vlm_server import VlmTestServer
 
 PAGES = (1, 3, 12)
@@ -98,3 +102,21 @@ def test_a_crash_mid_stream_leaves_the_group_pending_and_the_rerun_sends_only_th
         assert set(Counter(r.page_key for r in server.requests).values()) == {1}
     ocr = read_rows(ws, ocr_key(group))
     assert len(ocr) == sum(PAGES) and sum(r["memo_hit"] for r in ocr) == 5
+
+
+def test_overlapping_streams_share_one_byte_budget(tmp_path: Path) -> None:
+    """Several groups stream at once in the CLI: their queued page images count against one budget, not one each."""
+    pdf = tmp_path / "three.pdf"
+    pdf.write_bytes(pdfgen.text_pdf([[s] for s in pdfgen.SENTENCES[:3]]))
+    rows = [{**row, "sha256": "h", "source": "three.pdf"} for row in document_pages("pdf", str(pdf), 600)]
+    first, second, third = (page_input(row) for row in rows)
+    budget = QueueBudget(len(first.png or b"") + len(second.png or b""))
+    # Answers are held until a third request arrives (or 3 s pass): the first stream's bytes stay taken meanwhile.
+    with VlmTestServer(longest_side=600, hold_until_requests=3, hold_timeout_s=3) as server:
+        a = PageStream(VlmEngine(server.url, "m"), budget=budget)
+        b = PageStream(VlmEngine(server.url, "m"), budget=budget)
+        assert a.offer(first) and a.offer(second)
+        assert not b.offer(third) and b.refused == 1  # the other stream's pages fill the shared budget
+        assert len(a.wait()) == 2 and budget.used == 0
+        assert b.offer(third)
+        assert len(b.wait()) == 1 and budget.used == 0

@@ -12,9 +12,34 @@ from ocr_pipeline.engines.vlm.client import VlmClientError
 from ocr_pipeline.engines.vlm.vlm_engine import VlmEngine
 from ocr_pipeline.records import PageInput, PageResult
 
-# Page images queued beyond the server's slots, in bytes: past it a page is left for the OCR step to send, so
-# rendering never waits on the server (its time limits stay honest) and memory stays bounded.
+# Page images queued beyond the server's slots, in bytes, for all the streams of this process together (the
+# CLI overlaps several groups' streams): past it a page is left for its group's OCR step to send, so rendering
+# never waits on the server (its time limits stay honest) and memory stays bounded however many groups overlap.
 DEFAULT_QUEUE_BYTES = 256 * 2**20
+
+
+class QueueBudget:
+    """Bytes of page images the streams sharing it may hold at once."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes, self.used = max_bytes, 0
+        self._lock = threading.Lock()
+
+    def take(self, size: int) -> bool:
+        """Reserve `size` bytes; False when that would pass the budget."""
+        with self._lock:
+            if self.used + size > self.max_bytes:
+                return False
+            self.used += size
+            return True
+
+    def give(self, size: int) -> None:
+        """Return bytes taken earlier."""
+        with self._lock:
+            self.used -= size
+
+
+PROCESS_QUEUE_BUDGET = QueueBudget(DEFAULT_QUEUE_BYTES)
 
 
 class PageStream:
@@ -24,14 +49,13 @@ class PageStream:
         self,
         engine: VlmEngine,
         on_result: Callable[[PageResult], None] | None = None,
-        max_queued_bytes: int = DEFAULT_QUEUE_BYTES,
+        budget: QueueBudget = PROCESS_QUEUE_BUDGET,
     ) -> None:
-        self.engine, self.on_result, self.max_queued_bytes = engine, on_result, max_queued_bytes
+        self.engine, self.on_result, self.budget = engine, on_result, budget
         self.results: dict[tuple[str, int], PageResult] = {}
         self.accepted = self.refused = 0
         self.failure: BaseException | None = None
         self.started = time.monotonic()
-        self._queued_bytes = 0
         self._lock = threading.Lock()
         self._futures: list[Future[None]] = []
         self._loop = asyncio.new_event_loop()
@@ -42,10 +66,9 @@ class PageStream:
         """Queue the page for the server; False when the queue is full or the server failed (the caller sends it)."""
         size = len(page.png or b"")
         with self._lock:
-            if self.failure is not None or self._queued_bytes + size > self.max_queued_bytes:
+            if self.failure is not None or not self.budget.take(size):
                 self.refused += 1
                 return False
-            self._queued_bytes += size
             self.accepted += 1
         self._futures.append(asyncio.run_coroutine_threadsafe(self._one(page, size), self._loop))
         return True
@@ -60,8 +83,7 @@ class PageStream:
             self.failure = exc
             return
         finally:
-            with self._lock:
-                self._queued_bytes -= size
+            self.budget.give(size)
         if self.on_result is not None:
             self.on_result(result)
         self.results[(result.source_hash, result.page_num)] = result
