@@ -33,22 +33,32 @@ PR_SET_PDEATHSIG = 1
 # The worker's exit code when the server fails it (the step's error carries the cause itself).
 EXIT_SERVER = 3
 EXIT_INTERRUPTED = 130
+# The worker's exit code when its launcher died before it started working (nobody reads it: it is for ps).
+EXIT_ORPHANED = 1
+# Set by a local launcher to its own pid; absent in a Kubernetes pod, which has no launcher process to outlive.
+PARENT_PID_ENV = "OCR_PIPELINE_WORKER_PARENT"
 
 
-def die_with_parent(*, pdeathsig: bool = True, poll_s: float = 1.0) -> None:
+def die_with_parent(*, pdeathsig: bool = True, poll_s: float = 1.0, expected_parent: int | None = None) -> None:
     """End this process when its parent dies: SIGTERM from the kernel on Linux, and a watchdog thread anywhere.
 
     A SIGKILLed CLI or Dagster step must not leave a worker running and writing to the workspace.
+    `expected_parent` is the pid of the process that launched us (PARENT_PID_ENV): a parent killed while this
+    worker was still importing is gone before the kernel could be asked to tell us, so that is checked too.
     """
-    parent = os.getppid()
+    parent = expected_parent or os.getppid()
     if pdeathsig and sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
         except (OSError, AttributeError):
             pass  # the watchdog below still covers it
-    if parent <= 1 or os.getppid() != parent:
-        return  # started by init (a container's PID 1 has no parent to outlive), or the parent is already gone
+    if os.getppid() != parent:
+        # Checked after prctl: a parent that dies from here on is reported by the kernel.
+        print(f"ocr worker: the process that launched it ({parent}) is gone; exiting", file=sys.stderr)
+        os._exit(EXIT_ORPHANED)
+    if parent <= 1:
+        return  # started by init (a container's PID 1 has no parent to outlive)
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -122,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ocr_pipeline.worker")
     parser.add_argument("--group", required=True, help="the work group (partition key) to OCR")
     args = parser.parse_args(argv)
-    die_with_parent()
+    die_with_parent(expected_parent=int(os.environ.get(PARENT_PID_ENV) or 0) or None)
     settings = settings_from_launch()
     try:
         if DAGSTER_PIPES_CONTEXT_ENV_VAR not in os.environ:

@@ -14,7 +14,7 @@ from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.ocr_stream import GroupStream, finish_group_stream, take_group_stream
 from ocr_pipeline.stages.page_images import expected_pages
 from ocr_pipeline.stages.vlm_ocr_outputs import OcrResult, ocr_group, sequential_runner
-from ocr_pipeline.worker import worker_invocation
+from ocr_pipeline.worker import PARENT_PID_ENV, worker_invocation
 from ocr_pipeline.workspace.keys import ocr_key
 from ocr_pipeline.workspace.storage import Workspace
 
@@ -51,8 +51,10 @@ def run_vlm_worker(
 ) -> MaterializeResult:
     """Launch the worker as a subprocess speaking Pipes; its report becomes the materialization."""
     args, env = worker_invocation(settings, context.partition_key)
-    # The child gets our environment too (PATH, AWS settings) plus the worker's own variables.
-    completed = PipesSubprocessClient().run(command=[sys.executable, *args], context=context, env={**os.environ, **env})
+    # The child gets our environment too (PATH, AWS settings) plus the worker's own variables, and our pid: if we
+    # are killed while it starts, it sees that and exits instead of running on as an orphan.
+    env = {**os.environ, **env, PARENT_PID_ENV: str(os.getpid())}
+    completed = PipesSubprocessClient().run(command=[sys.executable, *args], context=context, env=env)
     result = completed.get_materialize_result()
     uri = f"{workspace.uri}/{ocr_key(context.partition_key)}"
     reported = result.metadata or {}

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ocr_pipeline.settings import PipelineSettings
-from ocr_pipeline.worker import worker_invocation
+from ocr_pipeline.worker import EXIT_ORPHANED, PARENT_PID_ENV, worker_invocation
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads process states from /proc")
 
@@ -114,3 +114,26 @@ def test_a_sigkilled_cli_takes_its_worker_with_it(tmp_path: Path) -> None:
         finally:
             if cli.poll() is None:
                 cli.kill()
+
+
+def test_a_worker_whose_launcher_died_during_its_start_up_exits_at_once(tmp_path: Path) -> None:
+    # The launcher was SIGKILLed while the worker was still importing: the kernel can no longer be asked to tell
+    # the worker, and its new parent is init. The pid the launcher passed says so.
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    settings = PipelineSettings(workspace=str(tmp_path / "ws"), server="http://127.0.0.1:9/v1")
+    args, env = worker_invocation(settings, "g000001")
+    env = {**os.environ, **env, PARENT_PID_ENV: str(gone.pid)}
+    done = subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == EXIT_ORPHANED
+    assert f"the process that launched it ({gone.pid}) is gone" in done.stderr
+    assert not (tmp_path / "ws").exists()  # it wrote nothing
+
+
+def test_a_worker_started_by_its_launcher_runs(tmp_path: Path) -> None:
+    # The same check passes when the pid is our own: the worker gets as far as the (absent) server.
+    settings = PipelineSettings(workspace=str(tmp_path / "ws"), server="http://127.0.0.1:9/v1", server_ready_timeout=1)
+    args, env = worker_invocation(settings, "g000001")
+    env = {**os.environ, **env, PARENT_PID_ENV: str(os.getpid())}
+    done = subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode != EXIT_ORPHANED and "is gone" not in done.stderr
