@@ -197,15 +197,16 @@ def run_command(args: argparse.Namespace) -> int:
     if args.vllm and settings.server:
         print("ocr-pipeline: error: --vllm starts its own server; drop --server", file=sys.stderr)
         return EXIT_USAGE
-    # The PDF reader child starts now: its imports overlap Dagster's below, on another core.
-    prestart_reader()
-    # Imported here to save start-up time: Dagster loads only when a run starts, not for --help or `pending`.
-    from ocr_pipeline.local_run import RunLog, run_local
-
     log: RunLog | None = None
     try:
         check_specs(settings.pdfs)
         workspace = check_workspace(settings.workspace, bool(settings.pdfs))
+        # Only now that there is work to do (bad input fails fast, without either): the PDF reader child starts,
+        # its imports overlapping Dagster's just below, on another core.
+        prestart_reader()
+        # Imported here to save start-up time: Dagster loads only when a run starts, not for --help or `pending`.
+        from ocr_pipeline.local_run import RunLog, run_local
+
         log = RunLog(workspace)
         if not settings.pdfs:
             print("ocr-pipeline: no --pdfs given; resuming the groups already in the workspace", file=sys.stderr)

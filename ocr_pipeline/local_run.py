@@ -166,14 +166,11 @@ def _acquire(semaphore: threading.Semaphore) -> None:
 
 def _once(release: Callable[[], None]) -> Callable[[], None]:
     """`release`, callable any number of times but acting once (the milestone and the run's end both call it)."""
-    lock, done = threading.Lock(), [False]
+    first = threading.Lock()  # taken by the first call, never given back
 
     def call() -> None:
-        with lock:
-            if done[0]:
-                return
-            done[0] = True
-        release()
+        if first.acquire(blocking=False):
+            release()
 
     return call
 
