@@ -1,0 +1,156 @@
+"""The CPU engine on real olmOCR-Bench pages (../shared/data/olmocr-bench-history), beside pdftotext, per set and type.
+
+    .venv/bin/python -m benchmarks.bench_olmo_history --olmocr-python /tmp/olmocr-venv/bin/python \
+        [--sets headers_footers multi_columns ...] [--limit N] [--failures] [--holdout]
+
+Each set's PDFs go through the pipeline's own path (page rows in this process, then `CpuEngine.ocr_page`); each
+page's Markdown is written as OUT/<set>/<candidate>/<stem>_pg<page>_repeat1.md, the layout olmOCR-Bench reads, and
+scored by benchmarks/olmo_score.py under `--olmocr-python` (olmocr 0.4.27's own test classes; math tests render
+with KaTeX in Debian's chromium). Seconds per page are reported apart for pages read from their text layer
+(born-digital) and pages that went to OCR (scans). `--split dev|holdout` keeps to one half of each set (a fixed
+split by a hash of the file name), so rules can be tuned on one half and checked on the other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ocr_pipeline.engines.cpu import CpuEngine
+from ocr_pipeline.pdf.page_rows import document_pages
+from ocr_pipeline.records import PageInput
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "olmocr-bench-history"
+SETS = ("headers_footers", "multi_columns", "long_tiny_text", "old_scans", "old_scans_math")
+SCORER = Path(__file__).with_name("olmo_score.py")
+
+
+def in_split(name: str, split: str) -> bool:
+    """Whether a PDF belongs to the given half ('all', 'dev' or 'holdout'), by a stable hash of its name."""
+    if split == "all":
+        return True
+    odd = hashlib.sha256(name.encode()).digest()[0] % 2 == 1
+    return odd if split == "holdout" else not odd
+
+
+def prepare_set(data: Path, name: str, out: Path, limit: int | None, split: str) -> list[Path]:
+    """The set's PDFs (in name order, the split and limit applied) and its tests, copied to OUT/<set>/tests.jsonl."""
+    pdfs = sorted(p for p in (data / name / "pdfs").glob("*.pdf") if in_split(p.name, split))[:limit]
+    keep = {p.name for p in pdfs}
+    lines = [ln for ln in (data / name / f"{name}.jsonl").read_text().splitlines() if ln.strip()]
+    tests = [ln for ln in lines if json.loads(ln)["pdf"] in keep]
+    (out / name).mkdir(parents=True, exist_ok=True)
+    (out / name / "tests.jsonl").write_text("".join(t + "\n" for t in tests))
+    return pdfs
+
+
+def run_cpu(engine: CpuEngine, pdfs: list[Path], out: Path, ocr: bool = True) -> dict[str, list[float]]:
+    """Every page through page rows and the CPU engine; seconds per page by how it was read.
+
+    `ocr=False` writes an untrusted page's text layer instead of OCR'ing it (a fast loop for text-layer work).
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    seconds: dict[str, list[float]] = {"text_layer": [], "ocr": []}
+    for pdf in pdfs:
+        start = time.perf_counter()
+        for row in document_pages("pdf", str(pdf), 1288):
+            page = PageInput(
+                pdf.stem,
+                row["page_num"],
+                row["png"],
+                row["width"],
+                row["height"],
+                row["text_layer"] or "",
+                bool(row["text_layer_trusted"]),
+                image_covered=bool(row["image_covered"]),
+            )
+            if ocr or page.text_layer_trusted:
+                result = engine.ocr_page(page)
+                kind = "text_layer" if result.extra.get("source") == "text_layer" else "ocr"
+                text = result.text
+            else:
+                kind, text = "ocr", page.text_layer
+            seconds[kind].append(time.perf_counter() - start)
+            (out / f"{pdf.stem}_pg{row['page_num']}_repeat1.md").write_text(text)
+            start = time.perf_counter()
+    return seconds
+
+
+def run_pdftotext(pdfs: list[Path], out: Path) -> dict[str, list[float]] | None:
+    """poppler's pdftotext on page 1 of each PDF (the sets are single pages); None when it is not installed."""
+    if not shutil.which("pdftotext"):
+        return None
+    out.mkdir(parents=True, exist_ok=True)
+    seconds: list[float] = []
+    for pdf in pdfs:
+        start = time.perf_counter()
+        done = subprocess.run(["pdftotext", "-f", "1", "-l", "1", str(pdf), "-"], capture_output=True, text=True)
+        seconds.append(time.perf_counter() - start)
+        (out / f"{pdf.stem}_pg1_repeat1.md").write_text(done.stdout if done.returncode == 0 else "")
+    return {"text_layer": seconds, "ocr": []}
+
+
+def score(bench: Path, candidate: str, olmocr_python: str, chromium: str | None) -> dict:
+    """olmo_score.py's JSON for one candidate of one set."""
+    cmd = [olmocr_python, str(SCORER), str(bench), candidate] + (["--chromium", chromium] if chromium else [])
+    return json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+
+
+def _rate(counts: dict[str, list[int]]) -> tuple[int, int]:
+    return sum(v[0] for k, v in counts.items() if "(" not in k), sum(v[1] for k, v in counts.items() if "(" not in k)
+
+
+def _time_cell(values: list[float]) -> str:
+    if not values:
+        return "-"
+    return f"{statistics.fmean(values):.2f} (max {max(values):.1f}, n={len(values)})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the candidates on each set and print per-set, per-type pass rates and seconds per page."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--out", type=Path, default=Path("/tmp/olmo-history"))
+    ap.add_argument("--sets", nargs="+", default=list(SETS), choices=SETS)
+    ap.add_argument("--limit", type=int, default=None, help="at most this many PDFs a set")
+    ap.add_argument("--split", choices=("all", "dev", "holdout"), default="all")
+    ap.add_argument("--olmocr-python", default=sys.executable)
+    ap.add_argument("--chromium", default=shutil.which("chromium"), help="for math tests (KaTeX)")
+    ap.add_argument("--candidate", default="cpu", help="folder name for this engine's Markdown")
+    ap.add_argument("--no-pdftotext", action="store_true")
+    ap.add_argument("--text-layer-only", action="store_true", help="no OCR: untrusted pages keep their text layer")
+    ap.add_argument("--failures", action="store_true", help="list the failing test ids")
+    args = ap.parse_args(argv)
+    engine = CpuEngine()
+    rows = []
+    for name in args.sets:
+        pdfs = prepare_set(args.data, name, args.out, args.limit, args.split)
+        timing = {args.candidate: run_cpu(engine, pdfs, args.out / name / args.candidate, not args.text_layer_only)}
+        if not args.no_pdftotext and (t := run_pdftotext(pdfs, args.out / name / "pdftotext")) is not None:
+            timing["pdftotext"] = t
+        for cand, secs in timing.items():
+            result = score(args.out / name, cand, args.olmocr_python, args.chromium)
+            rows.append((name, len(pdfs), cand, result, secs))
+            if args.failures:
+                print(f"{name} {cand} fails: {' '.join(result['failures'])}", file=sys.stderr)
+    print(f"scorer: {rows[0][3]['scorer'] if rows else '-'}; split: {args.split}")
+    print("| set | PDFs | candidate | by test type | all | s/page text layer | s/page OCR |")
+    print("|---|---:|---|---|---:|---|---|")
+    for name, n, cand, result, secs in rows:
+        types = ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in sorted(result["by_type"].items()))
+        p, total = _rate(result["by_type"])
+        cells = f"{p}/{total} = {p / max(total, 1):.2f}"
+        timing = f"{_time_cell(secs['text_layer'])} | {_time_cell(secs['ocr'])}"
+        print(f"| {name} | {n} | {cand} | {types} | {cells} | {timing} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
