@@ -9,7 +9,7 @@ import pyarrow as pa
 
 from ocr_pipeline.pdf.furniture import band_signatures
 from ocr_pipeline.pdf.probe import open_pdf
-from ocr_pipeline.pdf.render import image_to_page, render_pdf_page
+from ocr_pipeline.pdf.render import image_to_page, render_pdf_page, repair_crop_box
 from ocr_pipeline.pdf.text_layer import (
     MIN_SCAN_IMAGE_SHARE,
     PageLayout,
@@ -30,6 +30,8 @@ PAGE_SCHEMA = pa.schema(
         ("text_layer_trusted", pa.bool_()),
         ("render_error", pa.string()),
         ("image_covered", pa.bool_()),
+        # A repair the page needed to be read (a CropBox off the page): the page is kept, unlike a render_error.
+        ("render_note", pa.string()),
     ]
 )
 
@@ -40,7 +42,7 @@ MAX_CACHED_LAYOUTS = 300
 REPEAT_SHARE = 0.25
 
 
-def _repeated_lines(doc: Any, cache: dict[int, PageLayout]) -> set[str]:
+def _repeated_lines(doc: Any, cache: dict[int, PageLayout], notes: dict[int, str]) -> set[str]:
     """Signatures of lines that recur in the top or bottom band of the document's pages."""
     counts: dict[str, int] = {}
     n = len(doc)
@@ -48,6 +50,9 @@ def _repeated_lines(doc: Any, cache: dict[int, PageLayout]) -> set[str]:
         try:
             page = doc[index]
             try:
+                # Repaired in the document before the text is read, so its geometry is the page's; noted once here.
+                if note := repair_crop_box(page):
+                    notes[index] = note
                 layout = page_layout(page)
             finally:
                 page.close()
@@ -66,12 +71,14 @@ def _pdf_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
     try:
         # First pass: the text of every page, to find the running heads and footers they share.
         cache: dict[int, PageLayout] = {}
-        repeated = _repeated_lines(doc, cache)
+        notes: dict[int, str] = {}
+        repeated = _repeated_lines(doc, cache, notes)
         for index in range(len(doc)):
-            row: dict[str, Any] = {"page_num": index + 1, "png": None, "width": 0, "height": 0}
+            row: dict[str, Any] = {"page_num": index + 1, "png": None, "width": 0, "height": 0, "render_note": None}
             try:
                 page = doc[index]
                 try:
+                    row["render_note"] = repair_crop_box(page) or notes.pop(index, None)
                     layout = cache.pop(index, None) or page_layout(page)
                     text = layout_text(layout, repeated)
                     width_pt, height_pt = page.get_size()
@@ -111,5 +118,6 @@ def _image_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
             "text_layer_trusted": False,
             "render_error": None,
             "image_covered": True,
+            "render_note": None,
         }
     ]

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import io
+import logging
 import os
 import warnings
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +15,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 from PIL import Image
 
+from ocr_pipeline.pdf.render import repair_crop_box
 from ocr_pipeline.settings import MAX_INPUT_BYTES, MAX_PAGES_PER_PDF
 
 # Machine-readable rejection reasons (they end up in rejected/<group>.jsonl, so never rename one).
@@ -32,6 +36,13 @@ UNREADABLE_FILE = "unreadable_file"
 _SNIFF_BYTES = 1024
 _HTML_MARKERS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<meta", b"<title", b"<script")
 _IMAGE_FORMATS = {"PNG", "JPEG"}
+# An encrypted file pdfium refuses is decrypted in memory by pypdf only up to this size, and its decrypted copy may
+# grow to twice that (pypdf writes objects out of their object streams) before the attempt is given up.
+MAX_DECRYPT_BYTES = 128 * 1024 * 1024
+_DECRYPTED_GROWTH = 2
+# Documents open_pdf made from a decrypted copy: is_encrypted still calls them encrypted.
+_DECRYPTED: weakref.WeakSet[pdfium.PdfDocument] = weakref.WeakSet()
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -76,24 +87,83 @@ def _load_raw(path: Path, password: str | None) -> pdfium_c.FPDF_DOCUMENT:
     return raw
 
 
-def open_pdf(path: Path) -> pdfium.PdfDocument:
-    """Open a PDF for reading, trying the empty user password; raises PdfOpenError with a reason."""
+class _BoundedBuffer(io.BytesIO):
+    """An in-memory file that refuses to grow past `limit` bytes."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        """Write, or raise OverflowError once the buffer would pass its limit."""
+        if self.tell() + len(data) > self.limit:
+            raise OverflowError(f"the decrypted copy grew past {self.limit} bytes")
+        return super().write(data)
+
+
+def _decrypted_copy(path: Path) -> bytes | None:
+    """The PDF decrypted by pypdf with the empty password, or None when that does not open it.
+
+    pdfium tries an empty password only as the user password; poppler (and pypdf) try it as the owner password too,
+    which opens a file whose owner password is empty and whose user password is set.
+    """
+    from pypdf import PasswordType, PdfReader, PdfWriter  # imported here: only this rare path needs it
+
+    size = path.stat().st_size
+    if size > MAX_DECRYPT_BYTES:
+        return None
     try:
-        raw = _load_raw(Path(path), None)
+        reader = PdfReader(path)
+        if not reader.is_encrypted or reader.decrypt("") == PasswordType.NOT_DECRYPTED:
+            return None
+        out = _BoundedBuffer(size * _DECRYPTED_GROWTH + (1 << 20))
+        PdfWriter(clone_from=reader).write(out)
+        return out.getvalue()
+    except Exception as exc:  # noqa: BLE001 - pypdf raises many types on hostile files; the file stays refused
+        log.info("pypdf could not decrypt %s: %s: %s", path, type(exc).__name__, exc)
+        return None
+
+
+def _open_encrypted(path: Path) -> pdfium.PdfDocument:
+    """Open an encrypted PDF with the empty password, as user password (pdfium) or owner password (pypdf)."""
+    try:
+        # Many "protected" PDFs only restrict printing/copying and open with an empty user password.
+        return pdfium.PdfDocument(_load_raw(path, ""))
     except PdfOpenError as exc:
         if exc.reason != ENCRYPTED_PDF:
             raise
-        # Many "protected" PDFs only restrict printing/copying and open with an empty user password.
-        raw = _load_raw(Path(path), "")
-    if pdfium_c.FPDF_GetPageCount(raw) < 1:
-        pdfium_c.FPDF_CloseDocument(raw)
+        data = _decrypted_copy(path)
+        if data is None:
+            raise
+    doc = pdfium.PdfDocument(data)
+    _DECRYPTED.add(doc)
+    return doc
+
+
+def open_pdf(path: Path) -> pdfium.PdfDocument:
+    """Open a PDF for reading (forms initialised), trying the empty password; raises PdfOpenError with a reason."""
+    path = Path(path)
+    try:
+        doc = pdfium.PdfDocument(_load_raw(path, None))
+    except PdfOpenError as exc:
+        if exc.reason != ENCRYPTED_PDF:
+            raise
+        doc = _open_encrypted(path)
+    try:
+        # Before any page is loaded: pdfium draws form fields (and form_fields.py reads their values) only on pages
+        # loaded after the form environment exists; without one a filled form renders as blank boxes.
+        doc.init_forms()
+    except Exception as exc:  # noqa: BLE001 - a broken form is no reason to lose the page content under it
+        log.info("forms of %s not initialised: %s: %s", path, type(exc).__name__, exc)
+    if pdfium_c.FPDF_GetPageCount(doc.raw) < 1:
+        doc.close()
         raise PdfOpenError(NO_PAGES, "the document has no pages")
-    return pdfium.PdfDocument(raw)
+    return doc
 
 
 def is_encrypted(doc: pdfium.PdfDocument) -> bool:
     """Whether the document has a security handler (it may still have opened with an empty password)."""
-    return pdfium_c.FPDF_GetSecurityHandlerRevision(doc.raw) != -1
+    return doc in _DECRYPTED or pdfium_c.FPDF_GetSecurityHandlerRevision(doc.raw) != -1
 
 
 def _sniff(head: bytes) -> str | None:
@@ -159,6 +229,7 @@ def _page_loads(doc: pdfium.PdfDocument, index: int) -> bool:
     except Exception:
         return False
     try:
+        repair_crop_box(page)  # a CropBox off the page is shown as its MediaBox, not refused
         width, height = page.get_size()
         return width > 0 and height > 0
     finally:

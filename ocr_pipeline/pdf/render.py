@@ -17,6 +17,8 @@ PNG_COMPRESS_LEVEL = 1
 # EXIF orientation tag values that ImageOps.exif_transpose undoes, as clockwise degrees applied.
 _EXIF_ROTATION = {1: 0, 2: 0, 3: 180, 4: 180, 5: 90, 6: 90, 7: 270, 8: 270}
 _EXIF_ORIENTATION_TAG = 0x0112
+# A visible side shorter than this (points) holds nothing a reader could see: the CropBox misses the page.
+MIN_VISIBLE_SIDE_PT = 1.0
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,25 @@ class RenderedPage:
     width: int
     height: int
     rotation: int = 0
+    note: str | None = None
+
+
+def repair_crop_box(page: pdfium.PdfPage) -> str | None:
+    """Give a page whose CropBox misses its MediaBox the MediaBox instead; a note saying so, or None.
+
+    pdfium shows the intersection of the two boxes; a CropBox wholly off the page (a box written in another
+    origin's coordinates) leaves an empty page that pypdfium2 refuses to render ("Crop exceeds page dimensions").
+    Poppler shows the MediaBox's content then too. The fix lives in the loaded document, so later loads see it.
+    """
+    if min(page.get_size()) >= MIN_VISIBLE_SIDE_PT:
+        return None
+    crop, media = page.get_cropbox(), page.get_mediabox()
+    page.set_cropbox(*media)
+    if min(page.get_size()) < MIN_VISIBLE_SIDE_PT:  # the MediaBox itself is empty: nothing to repair with
+        page.set_cropbox(*crop)
+        return None
+    boxes = ", ".join(f"[{' '.join(f'{v:g}' for v in box)}]" for box in (crop, media))
+    return f"CropBox and MediaBox do not overlap ({boxes}): rendered the MediaBox"
 
 
 def _to_png(img: Image.Image) -> bytes:
@@ -61,16 +82,18 @@ def render_pdf_page(
     page = doc[page_index]
     bitmap = None
     try:
+        note = repair_crop_box(page)
         # get_size() is the CropBox (else MediaBox) after /Rotate, exactly the area pdfium draws.
         width_pt, height_pt = page.get_size()
         scale = render_scale(width_pt, height_pt, target_longest_dim, max_pixels)
         extra = extra_rotation % 360
-        # may_draw_forms: filled-in form values are part of the page a reader sees.
+        # Filled-in form values are part of the page a reader sees; pdfium draws them only where the document's
+        # form environment was initialised before the page was loaded (probe.open_pdf does).
         bitmap = page.render(scale=scale, rotation=extra, may_draw_forms=True, rev_byteorder=True)
         img = bitmap.to_pil()
         png = _to_png(img.convert("RGB") if img.mode != "RGB" else img)
         rotation = (page.get_rotation() + extra) % 360
-        return RenderedPage(png=png, width=img.width, height=img.height, rotation=rotation)
+        return RenderedPage(png=png, width=img.width, height=img.height, rotation=rotation, note=note)
     finally:
         if bitmap is not None:
             bitmap.close()
