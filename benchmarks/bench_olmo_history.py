@@ -100,7 +100,9 @@ def run_pdftotext(pdfs: list[Path], out: Path) -> dict[str, list[float]] | None:
 def score(bench: Path, candidate: str, olmocr_python: str, chromium: str | None) -> dict:
     """olmo_score.py's JSON for one candidate of one set."""
     cmd = [olmocr_python, str(SCORER), str(bench), candidate] + (["--chromium", chromium] if chromium else [])
-    return json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+    stdout = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    # olmocr's KaTeX renderer prints a line of its own at exit: the result is the line that holds the JSON.
+    return json.loads(next(line for line in stdout.splitlines() if line.startswith("{")))
 
 
 def _rate(counts: dict[str, list[int]]) -> tuple[int, int]:
