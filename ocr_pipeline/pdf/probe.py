@@ -107,7 +107,8 @@ def _decrypted_copy(path: Path) -> bytes | None:
     pdfium tries an empty password only as the user password; poppler (and pypdf) try it as the owner password too,
     which opens a file whose owner password is empty and whose user password is set.
     """
-    from pypdf import PasswordType, PdfReader, PdfWriter  # imported here: only this rare path needs it
+    # Imported here to keep start-up light: only this rare path needs pypdf's crypto.
+    from pypdf import PasswordType, PdfReader, PdfWriter
 
     size = path.stat().st_size
     if size > MAX_DECRYPT_BYTES:

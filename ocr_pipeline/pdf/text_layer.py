@@ -13,6 +13,7 @@ from typing import Any
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from ocr_pipeline.pdf.form_fields import form_runs
 from ocr_pipeline.pdf.furniture import furniture_rows, strip_mark
 from ocr_pipeline.pdf.glyphs import join_drop_caps, read_glyphs, split_runs
 from ocr_pipeline.pdf.reading_order import Box, order_text
@@ -82,6 +83,7 @@ def page_layout(page: pdfium.PdfPage) -> PageLayout:
     textpage = page.get_textpage()
     try:
         runs = join_drop_caps(split_runs(read_glyphs(textpage), height))
+        runs += form_runs(page, height)  # filled form fields: their values are not in the text page
     finally:
         textpage.close()
     return PageLayout(runs, _rules(page, height) if runs else [], width, height)
