@@ -17,6 +17,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from ocr_pipeline.pdf.reading_order import Box
+from ocr_pipeline.pdf.word_gaps import word_gap_limits
 
 # A run gap wider than this many character heights starts a new run: it separates columns and table cells that
 # pdfium placed on one text line, while word spaces (~0.3 heights) stay inside a run.
@@ -42,6 +43,9 @@ _ACCENTS = {
 # A glyph this much smaller than the line's body glyphs, and raised or lowered, is a super- or subscript.
 SCRIPT_SIZE_RATIO = 0.8
 SCRIPT_SHIFT = 0.2  # share of the body height the baseline moves
+# A drawn glyph whose font maps it to no character (a control code): kept as a box so the words beside it stay
+# apart, written as U+FFFD so the trust check counts it.
+_UNMAPPED = "\ufffd"
 
 
 @dataclass
@@ -66,31 +70,51 @@ def _origin_box(textpage: pdfium.PdfTextPage, i: int, size: float) -> tuple[floa
     return (x.value, y.value - 0.22 * size, x.value + 0.55 * size, y.value + 0.8 * size)
 
 
+def _char_text(textpage: pdfium.PdfTextPage, i: int, n: int, text: str | None) -> tuple[str, int]:
+    """Character `i` as pdfium maps it, and how many indices it takes (a surrogate pair takes two); `text` is the
+    page's text string when it has one character per index (nothing dropped), the fast path."""
+    if text is not None:
+        return text[i], 1
+    u = pdfium_c.FPDFText_GetUnicode(textpage.raw, i)
+    if 0xD800 <= u < 0xDC00 and i + 1 < n:
+        low = pdfium_c.FPDFText_GetUnicode(textpage.raw, i + 1)
+        if 0xDC00 <= low < 0xE000:
+            return chr(0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00)), 2
+    return chr(u), 1
+
+
 def read_glyphs(textpage: pdfium.PdfTextPage) -> list[Glyph]:
     """Every character of the page with its (repaired) box; "\\n" glyphs mark pdfium's line ends."""
+    # Characters are read one index at a time: get_text_range drops unmapped glyphs (codes 0x00, 0x03, ...) from
+    # its string, so walking that string beside the indices shifts every later character onto its neighbour's box
+    # ("Foster, P.L." came out "oster, .L.,P").
     n = textpage.count_chars()
     if n <= 0:
         return []
-    text = textpage.get_text_range(0, n)
+    text: str | None = textpage.get_text_range(0, n)
+    if len(text) != n:  # type: ignore[arg-type]
+        text = None
     glyphs: list[Glyph] = []
-    i = -1
-    for ch in text:
-        # pdfium indexes UTF-16 code units: a character outside the BMP (math italic) takes two.
-        i += 2 if ord(ch) > 0xFFFF else 1
-        if i >= n:
-            break
+    i = 0
+    while i < n:
+        ch, step = _char_text(textpage, i, n, text)
+        k, i = i, i + step
         if ch in "\r\n":
             if not glyphs or glyphs[-1].text != "\n":
                 glyphs.append(Glyph("\n", None))
             continue
-        if ch.isspace() or not ch.isprintable() and unicodedata.category(ch) != "Co":
+        if ch in "\x02\ufffe" or ch.isspace():  # pdfium's hyphen at a line break (clean_text joins the halves)
             glyphs.append(Glyph(ch, None))
             continue
-        size = _font_size(textpage, i)
-        box = textpage.get_charbox(i, loose=True)
+        if not ch.isprintable() and unicodedata.category(ch) != "Co":
+            ch = _UNMAPPED
+        size = _font_size(textpage, k)
+        box = textpage.get_charbox(k, loose=True)
         if box[2] - box[0] < 0.01 or box[3] - box[1] < 0.01:
-            box = _origin_box(textpage, i, size)
-        angle = float(pdfium_c.FPDFText_GetCharAngle(textpage.raw, i))
+            if ch == _UNMAPPED:  # an unmapped code with no ink: nothing drawn, nothing to read
+                continue
+            box = _origin_box(textpage, k, size)
+        angle = float(pdfium_c.FPDFText_GetCharAngle(textpage.raw, k))
         vertical = 0.5 < angle % 3.14159 < 2.6  # ~90 or ~270 degrees: text running up or down the page
         glyphs.append(Glyph(ch, tuple(box), size, vertical))  # type: ignore[arg-type]
     return _attach_accents(glyphs)
@@ -159,7 +183,8 @@ def split_runs(glyphs: list[Glyph], page_height: float) -> list[Box]:
     last: Glyph | None = None
     vertical: list[Glyph] = []
     line_end = False  # pdfium ended a line: a new run unless the next glyph continues this one (a script)
-    for g in glyphs:
+    word_gaps = word_gap_limits(glyphs, WORD_GAP_HEIGHTS, RUN_GAP_HEIGHTS)
+    for k, g in enumerate(glyphs):
         if g.text == "\n":
             line_end = True
             continue
@@ -186,7 +211,7 @@ def split_runs(glyphs: list[Glyph], page_height: float) -> list[Box]:
                 or not same_row
             ):
                 flush()
-            elif parts and not parts[-1].isspace() and left - last.box[2] > WORD_GAP_HEIGHTS * h:
+            elif parts and not parts[-1].isspace() and left - last.box[2] > word_gaps.get(k, WORD_GAP_HEIGHTS) * h:
                 close_script()
                 parts.append(" ")
         script = _script(g, state["base"])  # type: ignore[arg-type]

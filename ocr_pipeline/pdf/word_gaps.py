@@ -1,0 +1,129 @@
+"""Where words break on a text line that carries no space characters: from the line's own letter and word spacing.
+
+Justified and tightly set text (newspapers, small print) often positions each word instead of typing a space, and
+pdfium generates a space only where the gap is wide against the font's space width; a tight line keeps word gaps of a
+tenth of an em, below any fixed share of the glyph height that letters never reach on a looser page. pdfium's loose
+boxes span a glyph's advance, so the gap between two boxes is the extra positioning alone: about zero between the
+letters of a word (kerning, tracking), clearly more between words. Each line segment (glyphs between pdfium's line
+ends and wide jumps) is measured on its own: its typical letter gap (the median gap with no space between: most
+pairs on a line are letters of one word) and, where pdfium did place spaces, its typical word gap. A gap counts as
+a word break when it stands out from the letter gap by half the distance to the word gap, or, on a line with no
+space at all, by a share of the glyph height no kerning reaches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+# On a line where pdfium placed no space to compare with (a tight heading or column set word by word), the gaps
+# must fall into two clear groups: letters, and word gaps at least MIN_JUMP_HEIGHTS above the widest letter gap
+# and LONE_WORD_GAP_HEIGHTS above the typical one (kerning and tracking inside a word stay within ~0.04).
+LONE_WORD_GAP_HEIGHTS = 0.05
+MIN_JUMP_HEIGHTS = 0.04
+# Never a break closer than this to the line's letter gap (kerning noise).
+MIN_STANDOUT_HEIGHTS = 0.05
+NOISE_SPREADS = 3.0  # a break stands this many median deviations of the letter gaps above the letter gap
+SPACED_SHARE = 0.5  # ... and at this share of the narrowest gap pdfium gave a space on the line
+MIN_LETTER_GAPS = 3  # fewer unspaced pairs than this: no statistics, the fixed limit decides
+MIN_LONE_GAPS = 8  # a line without spaces is split from its own gaps only when it has this many
+
+
+class _Glyph(Protocol):
+    text: str
+    box: tuple[float, float, float, float] | None
+    vertical: bool
+
+
+@dataclass
+class _Segment:
+    """One stretch of a line: the glyph indices after its first, and its gaps (glyph heights) with and without a
+    space character between."""
+
+    members: list[int] = field(default_factory=list)
+    letter_gaps: list[float] = field(default_factory=list)
+    word_gaps: list[float] = field(default_factory=list)
+
+
+def _segments(glyphs: Sequence[_Glyph], run_gap: float) -> list[_Segment]:
+    """The page's line stretches: cut at line ends and at jumps (backwards, to another row, past a run gap)."""
+    segments = [_Segment()]
+    last: tuple[float, float, float, float] | None = None
+    spaced = False
+    for k, g in enumerate(glyphs):
+        if g.text == "\n":
+            segments.append(_Segment())
+            last = None
+            continue
+        if g.box is None or g.vertical:
+            spaced = spaced or g.text.isspace()
+            continue
+        if last is not None:
+            left, bottom, _, top = g.box
+            h = top - bottom if top - bottom > last[3] - last[1] else last[3] - last[1]
+            h = h if h > 1e-3 else 1e-3
+            gap = left - last[2]
+            overlap = (top if top < last[3] else last[3]) - (bottom if bottom > last[1] else last[1])
+            if gap > run_gap * h or gap < -0.5 * h or overlap <= 0.3 * h:  # inline min/max: this runs per glyph
+                segments.append(_Segment())
+            else:
+                seg = segments[-1]
+                (seg.word_gaps if spaced else seg.letter_gaps).append(gap / h)
+                seg.members.append(k)
+        last, spaced = g.box, False
+    return segments
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    n = len(ordered)
+    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+
+
+def word_gap_limits(glyphs: Sequence[_Glyph], fixed: float, run_gap: float) -> dict[int, float]:
+    """For a glyph index, the gap before it (in glyph heights) above which it starts a new word; `fixed` elsewhere."""
+    limits: dict[int, float] = {}
+    for seg in _segments(glyphs, run_gap):
+        letter_gaps, word_gaps = seg.letter_gaps, seg.word_gaps
+        if len(letter_gaps) < MIN_LETTER_GAPS:
+            continue
+        letter = _median(letter_gaps)
+        # Glyph widths that disagree with the drawn advance (a font's wrong width table) scatter the letter gaps: a
+        # break must stand out of that scatter too, and reach near the narrowest gap pdfium did give a space.
+        scatter = NOISE_SPREADS * _median([abs(g - letter) for g in letter_gaps])
+        if word_gaps:
+            standout = max((_median(word_gaps) - letter) / 2, SPACED_SHARE * min(word_gaps) - letter)
+        else:
+            standout = _lone_standout(sorted(letter_gaps), letter)
+        standout = max(standout, scatter)
+        # The fixed limit still caps the break, unless the line's letters themselves sit that far apart (tracking).
+        limit = min(letter + max(standout, MIN_STANDOUT_HEIGHTS), max(fixed, letter + MIN_STANDOUT_HEIGHTS))
+        for k in seg.members:
+            limits[k] = limit
+    return limits
+
+
+def _lone_standout(gaps: list[float], letter: float) -> float:
+    """How far above the letter gap word breaks start on a line without spaces: the cut between its two groups of
+    gaps (the split of the sorted gaps with the largest between-group variance), or infinity when none is clear."""
+    n = len(gaps)
+    if n < MIN_LONE_GAPS:
+        return float("inf")
+    prefix = [0.0]
+    for g in gaps:
+        prefix.append(prefix[-1] + g)
+    best, cut = 0.0, 0
+    for i in range(n // 2 + 1, n):  # word gaps are the fewer: the upper group is under half the pairs
+        low_mean, high_mean = prefix[i] / i, (prefix[n] - prefix[i]) / (n - i)
+        spread = i * (n - i) * (high_mean - low_mean) ** 2
+        if spread > best:
+            best, cut = spread, i
+    if not cut:
+        return float("inf")
+    low_top, high = gaps[cut - 1], gaps[cut]
+    # One gap standing out alone may be one glyph's wrong width: it must stand out twice as far.
+    jump = MIN_JUMP_HEIGHTS * (2 if cut == n - 1 else 1)
+    if high - low_top < jump or high - letter < LONE_WORD_GAP_HEIGHTS:
+        return float("inf")
+    return (low_top + high) / 2 - letter

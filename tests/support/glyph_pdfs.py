@@ -1,0 +1,62 @@
+"""Hand-written PDFs with text-layer quirks of real documents: unmapped glyph codes, words set apart by positioning.
+
+reportlab always types a space between words and maps every glyph, so these pages are written as raw PDF: one
+Helvetica font whose encoding can leave codes without a character, and text shown with TJ so that words can be
+placed apart by a kerning offset instead of a space, as justified small print and newspapers often are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+PAGE_WIDTH, PAGE_HEIGHT = 612, 792
+LEFT, TOP, LEADING, SIZE = 72, 720, 14, 10
+
+
+def line_baselines(count: int) -> list[float]:
+    """Baselines (PDF space, y up) of the first `count` lines `raw_text_pdf` draws."""
+    return [TOP - LEADING * (k + 1) for k in range(count)]
+
+
+def raw_text_pdf(lines: Sequence[str], *, unmapped_code: int | None = None) -> bytes:
+    """A one-page PDF showing each entry of `lines` (a PDF string `(...)` or TJ array `[...]`) on its own line.
+
+    `unmapped_code`: a byte the font's encoding maps to a glyph name that has no character (a drawn glyph whose
+    text pdfium reports as that control code and its text string leaves out).
+    """
+    shows = " ".join(f"T* {line} TJ" if line.startswith("[") else f"T* {line} Tj" for line in lines)
+    content = f"BT /F1 {SIZE} Tf {LEADING} TL {LEFT} {TOP} Td {shows} ET"
+    differences = f"/Differences [{unmapped_code} /g{unmapped_code}]" if unmapped_code is not None else ""
+    objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {PAGE_WIDTH} {PAGE_HEIGHT}] "
+        "/Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+        f"<< /Length {len(content.encode('latin-1'))} >>\nstream\n{content}\nendstream",
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica "
+        f"/Encoding << /Type /Encoding /BaseEncoding /WinAnsiEncoding {differences} >> >>",
+    ]
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n".encode("latin-1")
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return out
+
+
+def positioned_words(words: Sequence[str], gap: int, kern: int = 0) -> str:
+    """A TJ array drawing `words` with no space character, each moved `gap` thousandths of an em from the last.
+
+    `kern`: each letter pair is also nudged by alternately plus and minus this much (uneven kerning inside words).
+    """
+    shown = []
+    for word in words:
+        if kern:
+            shown.append(" ".join(f"({ch}) {kern if k % 2 else -kern}" for k, ch in enumerate(word)))
+        else:
+            shown.append(f"({word})")
+    return "[" + f" {-gap} ".join(shown) + "]"
