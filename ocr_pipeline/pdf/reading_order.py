@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from ocr_pipeline.pdf.boxes import Box
+from ocr_pipeline.pdf.columns import crossing, gutter_candidates, line_number_stacks
 
 # A column gap must be at least this many median line heights wide; word gaps are ~0.3.
 COLUMN_GAP_LINE_HEIGHTS = 0.6
@@ -20,27 +22,12 @@ COLUMN_GAP_LINE_HEIGHTS = 0.6
 MIN_COLUMN_WIDTH_SHARE = 0.3
 # ... and hold at least this many characters.
 MIN_COLUMN_TEXT_CHARS = 20
-
-
-@dataclass(frozen=True)
-class Box:
-    """One positioned piece of text: an OCR line or a PDF text run (y grows downwards)."""
-
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    text: str
-
-    @property
-    def height(self) -> float:
-        """Box height (never below a tiny epsilon, so ratios stay finite)."""
-        return max(self.y1 - self.y0, 1e-6)
-
-    @property
-    def yc(self) -> float:
-        """Vertical centre."""
-        return (self.y0 + self.y1) / 2
+# A gutter that runs down most of the region may be this narrow (OCR boxes of columns set close nearly touch).
+RIVER_GAP_LINE_HEIGHTS = 0.3
+# A box this many line heights tall and this many times taller than wide holds text set upright.
+UPRIGHT_HEIGHTS = 3.0
+# Columns found across a crossed gutter must be prose: at least this share of their characters are letters.
+MIN_LETTER_SHARE = 0.5
 
 
 def _median_height(boxes: Sequence[Box]) -> float:
@@ -83,6 +70,13 @@ def _texty(boxes: Sequence[Box]) -> bool:
     return sum(len(b.text.strip()) for b in boxes) >= MIN_COLUMN_TEXT_CHARS
 
 
+def _prose(boxes: Sequence[Box]) -> bool:
+    """Whether boxes read as a text column: enough text, mostly letters (a column of amounts or figures beside
+    its labels is a table, read row by row)."""
+    chars = [c for b in boxes for c in b.text if not c.isspace()]
+    return len(chars) >= MIN_COLUMN_TEXT_CHARS and sum(c.isalpha() for c in chars) >= MIN_LETTER_SHARE * len(chars)
+
+
 def _strips(boxes: Sequence[Box], h: float) -> list[list[Box]]:
     """Split into horizontal strips at every white band (top to bottom)."""
     ordered = sorted(boxes, key=lambda b: (b.y0, b.x0))
@@ -105,7 +99,9 @@ def _lines(boxes: Sequence[Box]) -> list[list[Box]]:
     for b in sorted(boxes, key=lambda b: b.yc):
         if lines:
             last = lines[-1]
-            top, bot = min(x.y0 for x in last), max(x.y1 for x in last)
+            # The line's band is its members' median extent, not their union: a union grows with every skewed or
+            # tall box that joins, until it swallows the lines below (a whole scanned page became one line).
+            top, bot = statistics.median(x.y0 for x in last), statistics.median(x.y1 for x in last)
             overlap = min(bot, b.y1) - max(top, b.y0)
             if overlap >= 0.5 * min(b.height, bot - top):
                 last.append(b)
@@ -122,6 +118,9 @@ def _order(boxes: list[Box], h: float, depth: int = 0) -> list[list[Box]]:
         left = [b for b in boxes if b.x1 <= cut]
         right = [b for b in boxes if b.x1 > cut]
         return _order(left, h, depth + 1) + _order(right, h, depth + 1)
+    split = _crossed_gutter(boxes, h, depth)
+    if split is not None:
+        return split
     strips = _strips(boxes, h)
     if len(strips) == 1:
         return _lines(boxes)
@@ -141,12 +140,50 @@ def _order(boxes: list[Box], h: float, depth: int = 0) -> list[list[Box]]:
     return out
 
 
+def _crossed_gutter(boxes: list[Box], h: float, depth: int) -> list[list[Box]] | None:
+    """Columns beside a gutter that a title, caption or pull quote crosses: the boxes spanning it cut the region
+    into bands read one after another, each band column by column; boxes that only overhang it keep their side."""
+    x_min, x_max = min(b.x0 for b in boxes), max(b.x1 for b in boxes)
+    for x in gutter_candidates(boxes, h, RIVER_GAP_LINE_HEIGHTS * h):
+        if min(x - x_min, x_max - x) < MIN_COLUMN_WIDTH_SHARE * (x_max - x_min):
+            continue
+        across, middle, marks = crossing(boxes, x, h)
+        ids = {id(b) for b in across + marks}
+        rest = [b for b in boxes if id(b) not in ids]
+        left = [b for b in rest if (b.x0 + b.x1) / 2 < x]
+        right = [b for b in rest if (b.x0 + b.x1) / 2 >= x]
+        if middle or not _prose(left) or not _prose(right):
+            continue
+        if not across:
+            # Marks in the gutter (line numbers) are read between the columns, not glued to a line of either.
+            return _order(left, h, depth + 1) + _lines(marks) + _order(right, h, depth + 1)
+        across.sort(key=lambda b: b.yc)
+        bands: list[list[Box]] = [[] for _ in range(len(across) + 1)]
+        for b in rest + marks:
+            bands[sum(1 for a in across if a.yc < b.yc)].append(b)
+        out: list[list[Box]] = []
+        for k, band in enumerate(bands):
+            out.extend(_order(band, h, depth + 1) if band else [])
+            if k < len(across):
+                out.append([across[k]])
+        return out
+    return None
+
+
 def order_lines(boxes: Sequence[Box]) -> list[list[Box]]:
     """Boxes grouped into lines, in reading order: headers, then columns one after another."""
     boxes = [b for b in boxes if b.text.strip()]
     if not boxes:
         return []
-    return _order(list(boxes), _median_height(boxes))
+    h = _median_height(boxes)
+    # Line numbers in a margin or gutter are read after the text: beside it they split every sentence they touch.
+    stacks = line_number_stacks(boxes, h)
+    # So is text running up or down the page (an OCR'd margin stamp): its tall box would join every line beside it.
+    upright = [b for b in boxes if b.height >= UPRIGHT_HEIGHTS * h and b.height >= UPRIGHT_HEIGHTS * (b.x1 - b.x0)]
+    aside = [[b] for stack in stacks for b in stack] + [[b] for b in upright]
+    skip = {id(line[0]) for line in aside}
+    rest = [b for b in boxes if id(b) not in skip]
+    return (_order(rest, h) if rest else []) + aside
 
 
 def join_line(line: Sequence[Box], space_gap: float = 0.0) -> str:
@@ -157,7 +194,11 @@ def join_line(line: Sequence[Box], space_gap: float = 0.0) -> str:
         text = b.text.strip()
         if prev is not None:
             gap = b.x0 - prev.x1
-            if gap > space_gap * max(b.height, prev.height) or space_gap <= 0:
+            h = max(b.height, prev.height)
+            # A box that starts a line height or more before the last one ended is the next row of two grouped into
+            # one line: a word break, unless the row ended on a hyphen marker (pdfium's U+FFFE/0x02).
+            wrapped = gap < -h and not parts[-1].endswith(("\ufffe", "\x02"))
+            if gap > space_gap * h or wrapped or space_gap <= 0:
                 parts.append(" ")
         parts.append(text)
         prev = b

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pypdfium2 as pdfium
+
 from ocr_pipeline.pdf.reading_order import (
     Box,
     find_column_cut,
@@ -10,6 +12,8 @@ from ocr_pipeline.pdf.reading_order import (
     order_lines,
     order_text,
 )
+from ocr_pipeline.pdf.text_layer import extract_page_text
+from tests.support.columns_pdfs import CAPTION_START, TITLE, column_lines, crossed_gutter_pdf
 
 
 def _column(x0: float, x1: float, y0: float, texts: list[str], step: float = 20) -> list[Box]:
@@ -70,3 +74,68 @@ def test_join_line_spaces_only_at_real_gaps() -> None:
 def test_empty_and_blank_boxes() -> None:
     assert order_lines([]) == []
     assert order_text([Box(0, 0, 10, 10, "  ")]) == ""
+
+
+def _texts(lines: list[list[Box]]) -> list[str]:
+    return [" ".join(b.text for b in line) for line in lines]
+
+
+def test_caption_across_the_gutter_cuts_the_columns_into_bands() -> None:
+    # Built PDF: a title and a full-width caption cross the gutter, and no white band runs across the page.
+    text = extract_page_text(pdfium.PdfDocument(crossed_gutter_pdf())[0]).splitlines()
+    caption = next(k for k, line in enumerate(text) if line.startswith(CAPTION_START))
+    expected_upper = column_lines("upper left", 12) + column_lines("upper right", 12)
+    expected_lower = column_lines("lower left", 12) + column_lines("lower right", 12)
+    assert text[0] == TITLE
+    assert text[1:caption] == expected_upper
+    assert text[caption + 2 :] == expected_lower
+
+
+def test_two_page_spread_of_ocr_boxes_is_read_page_by_page() -> None:
+    # A scanned spread: two pages side by side whose padded OCR boxes touch at the fold, slightly skewed, under
+    # one centred running title that crosses the fold.
+    left = [f"left page line {i:02d} of the scanned book" for i in range(20)]
+    right = [f"right page line {i:02d} of the scanned book" for i in range(20)]
+    boxes = [Box(300, 20, 660, 48, "THE TITLE OF THE BOOK ACROSS THE SPREAD")]
+    for i, (a, b) in enumerate(zip(left, right, strict=True)):
+        skew = i * 0.15  # the fold drifts a few pixels down the page: the pages' boxes overlap by up to 6 px
+        boxes.append(Box(40 + skew, 80 + 30 * i, 478 + skew, 108 + 30 * i, a))
+        boxes.append(Box(484 - skew, 82 + 30 * i, 920, 110 + 30 * i, b))
+    assert _texts(order_lines(boxes)) == [boxes[0].text, *left, *right]
+
+
+def test_line_numbers_in_a_patent_gutter_are_read_apart() -> None:
+    # Patents print 5, 10, 15 ... between the columns: the white either side is narrower than a column gap.
+    left = [f"left column claim text line {i:02d}" for i in range(30)]
+    right = [f"right column claim text line {i:02d}" for i in range(30)]
+    boxes = []
+    for i, (a, b) in enumerate(zip(left, right, strict=True)):
+        boxes += [Box(78, 80 + 10.5 * i, 295, 93 + 10.5 * i, a), Box(312, 80 + 10.5 * i, 528, 93 + 10.5 * i, b)]
+        if (i + 1) % 5 == 0:
+            boxes.append(Box(299.5, 82 + 10.5 * i, 306.5, 90 + 10.5 * i, str(i + 1)))
+    texts = _texts(order_lines(boxes))
+    assert [t for t in texts if not t.isdigit()] == left + right
+    assert [t for t in texts if t.isdigit()] == [str(n) for n in range(5, 31, 5)]
+
+
+def test_margin_line_numbers_do_not_split_sentences() -> None:
+    lines = [f"a proof line of the journal article {i:02d}" for i in range(12)]
+    boxes = [Box(74, 10 + 10.5 * i, 325, 18 + 10.5 * i, t) for i, t in enumerate(lines)]
+    boxes += [Box(47, 11 + 10.5 * i, 55, 17 + 10.5 * i, str(387 + i)) for i in range(12)]
+    assert _texts(order_lines(boxes)) == lines + [str(387 + i) for i in range(12)]
+
+
+def test_an_upright_margin_stamp_does_not_join_the_lines_beside_it() -> None:
+    lines = [f"body text line number {i:02d} of the page" for i in range(10)]
+    boxes = [Box(60, 100 + 20 * i, 500, 116 + 20 * i, t) for i, t in enumerate(lines)]
+    stamp = Box(540, 90, 556, 320, "Downloaded from a repository on a date")
+    assert _texts(order_lines([*boxes, stamp])) == [*lines, stamp.text]
+
+
+def test_two_numbered_columns_of_amounts_stay_rows() -> None:
+    # A statement: labels on the left, amounts on the right, under a centred heading that crosses the gap.
+    labels = [f"Account item number {i} and its dots" for i in range(12)]
+    boxes = [Box(150, 20, 500, 40, "STATEMENT OF THE BANK")]
+    for i, label in enumerate(labels):
+        boxes += [Box(40, 60 + 22 * i, 330, 80 + 22 * i, label), Box(520, 60 + 22 * i, 640, 80 + 22 * i, f"{i},250.00")]
+    assert _texts(order_lines(boxes))[1:] == [f"{label} {i},250.00" for i, label in enumerate(labels)]

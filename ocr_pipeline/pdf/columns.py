@@ -1,0 +1,143 @@
+"""Page-level column evidence for reading order: line-number stacks and gutters that a few boxes cross.
+
+Two things defeat a plain X-Y cut on real pages. Line numbers (patents print 5, 10, 15 ... in the gutter; journal
+proofs number every line in the margin) fill the white gap between columns, or glue a number to every line.
+And a full-width title, figure caption or pull quote crosses the gutter, so no gap runs a region's full height.
+Both are found here from geometry only; reading_order.py decides what to do with them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ocr_pipeline.pdf.boxes import Box
+
+# A line-number stack holds at least this many numbers, one above the other, increasing down the page.
+MIN_STACK_NUMBERS = 5
+# A line number has at most this many digits and is at most this many line heights wide.
+MAX_NUMBER_DIGITS = 4
+MAX_NUMBER_WIDTH_HEIGHTS = 2.5
+
+
+def _is_number(b: Box, h: float) -> bool:
+    text = b.text.strip()
+    return 0 < len(text) <= MAX_NUMBER_DIGITS and text.isdigit() and b.x1 - b.x0 <= MAX_NUMBER_WIDTH_HEIGHTS * h
+
+
+def line_number_stacks(boxes: Sequence[Box], h: float) -> list[list[Box]]:
+    """Stacks of line numbers: lone numbers in one narrow vertical band, increasing downwards, that no other box
+    reaches into (so a table's number column, which its row's other cells sit beside, is no stack only if crossed)."""
+    numbers = sorted((b for b in boxes if _is_number(b, h)), key=lambda b: (b.x0 + b.x1) / 2)
+    clusters: list[list[Box]] = []
+    for b in numbers:
+        # Numbers of one stack are aligned on one edge: their centres differ by less than a line height.
+        if clusters and (b.x0 + b.x1) / 2 - (clusters[-1][-1].x0 + clusters[-1][-1].x1) / 2 <= h:
+            clusters[-1].append(b)
+        else:
+            clusters.append([b])
+    stacks: list[list[Box]] = []
+    for cluster in clusters:
+        if len(cluster) < MIN_STACK_NUMBERS:
+            continue
+        cluster.sort(key=lambda b: b.y0)
+        values = [int(b.text.strip()) for b in cluster]
+        if any(b >= a for a, b in zip(values[1:], values, strict=False)):
+            continue  # line numbers only grow down the page
+        x0, x1 = min(b.x0 for b in cluster), max(b.x1 for b in cluster)
+        y0, y1 = cluster[0].y0, cluster[-1].y1
+        ids = {id(b) for b in cluster}
+        crossed = any(
+            b.x0 < x1 and b.x1 > x0 and b.y0 < y1 and b.y1 > y0 for b in boxes if id(b) not in ids and b.text.strip()
+        )
+        if not crossed:
+            stacks.append(cluster)
+    return stacks
+
+
+# A gutter may be crossed by boxes whose heights (each at most a line height) add up to at most this share of the
+# region's height (a title, a
+# figure caption, a pull quote, a figure's labels): a white river down most of the body still separates columns.
+MAX_CROSSING_SHARE = 0.2
+# Box edges are taken this many line heights inside, the padding of an OCR text detector's boxes.
+EDGE_PAD_HEIGHTS = 0.3
+# Each side of such a gutter must hold text along at least this share of the region's height.
+MIN_SIDE_HEIGHT_SHARE = 0.4
+# A crossing box that reaches less than this share of its width over the gutter belongs to the side it stands on.
+MAX_OVERHANG_SHARE = 0.25
+# A box spans the columns (a title, a full-width caption) when it covers this share of each side's width.
+MIN_SPAN_SIDE_SHARE = 0.5
+
+
+def _height_cover(boxes: Sequence[Box]) -> float:
+    """Total height of the union of the boxes' vertical extents."""
+    total, end = 0.0, float("-inf")
+    for y0, y1 in sorted((b.y0, b.y1) for b in boxes):
+        if y1 > end:
+            total += y1 - max(y0, end)
+            end = y1
+    return total
+
+
+def gutter_candidates(boxes: Sequence[Box], h: float, min_gap: float) -> list[float]:
+    """The x of white rivers between two columns that a few boxes may cross, best (least crossed) first.
+
+    Bins of an eighth of a line height across the region count the height of the boxes over them; each run of bins at
+    least `min_gap` wide under MAX_CROSSING_SHARE of the region's height, with text along most of the height on both
+    sides, gives its least covered bin."""
+    # Imported here, not at start-up: most regions have a clean gap and never get this far.
+    import numpy as np
+
+    x_min, x_max = min(b.x0 for b in boxes), max(b.x1 for b in boxes)
+    y_min, y_max = min(b.y0 for b in boxes), max(b.y1 for b in boxes)
+    step = h / 8
+    n = int((x_max - x_min) / step) + 1
+    if n < 16:
+        return []
+    delta = np.zeros(n + 2)
+    for b in boxes:
+        # OCR boxes are padded around their glyphs: two columns set a few pixels apart touch or overlap.
+        x0, x1 = b.x0 + EDGE_PAD_HEIGHTS * h, b.x1 - EDGE_PAD_HEIGHTS * h
+        if x1 <= x0:
+            continue
+        # A tall title counts as one line: the share is of lines crossing, not of ink.
+        weight = min(b.y1 - b.y0, h)
+        delta[int((x0 - x_min) / step)] += weight
+        delta[int((x1 - x_min) / step) + 1] -= weight
+    cover = np.cumsum(delta)[:n]
+    low = np.flatnonzero(cover <= MAX_CROSSING_SHARE * (y_max - y_min))
+    found: list[tuple[float, float]] = []
+    width = max(1, int(min_gap / step))
+    for run in np.split(low, np.flatnonzero(np.diff(low) > 1) + 1) if low.size else []:
+        if run.size < width:
+            continue
+        # The middle of the least covered bins: a gutter beside a figure's white space is as wide as both.
+        least = run[cover[run] <= cover[run].min() + 1e-9]
+        centre = int(least[len(least) // 2])
+        x = x_min + (centre + 0.5) * step
+        pad = EDGE_PAD_HEIGHTS * h
+        sides = [b for b in boxes if b.x1 - pad <= x], [b for b in boxes if b.x0 + pad >= x]
+        if min(_height_cover(side) for side in sides) >= MIN_SIDE_HEIGHT_SHARE * (y_max - y_min):
+            found.append((float(cover[centre]), x))
+    return [x for _, x in sorted(found)]
+
+
+def crossing(boxes: Sequence[Box], x: float, h: float) -> tuple[list[Box], list[Box], list[Box]]:
+    """Boxes over the gutter at `x`: those spanning most of both sides (titles, full-width captions), those in
+    between (neither spanning nor merely overhanging one side: an inset, or a region of another layout), and marks
+    in the gutter itself (a line number, a footnote sign: a few characters)."""
+    x_min, x_max = min(b.x0 for b in boxes), max(b.x1 for b in boxes)
+    wide, middle, marks = [], [], []
+    for b in boxes:
+        if not b.x0 < x < b.x1 or min(x - b.x0, b.x1 - x) <= MAX_OVERHANG_SHARE * (b.x1 - b.x0):
+            continue
+        if len(b.text.strip()) <= MAX_NUMBER_DIGITS and b.x1 - b.x0 <= MAX_NUMBER_WIDTH_HEIGHTS * h:
+            marks.append(b)
+            continue
+        wide_enough = x - b.x0 >= MIN_SPAN_SIDE_SHARE * (x - x_min) and b.x1 - x >= MIN_SPAN_SIDE_SHARE * (x_max - x)
+        # A centred title line is narrower than the columns, but nothing stands beside it.
+        alone = not any(o is not b and o.y0 < b.y1 and o.y1 > b.y0 and (o.x1 <= b.x0 or o.x0 >= b.x1) for o in boxes)
+        if wide_enough or alone:
+            wide.append(b)
+        else:
+            middle.append(b)
+    return wide, middle, marks
