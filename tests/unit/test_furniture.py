@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
+from collections.abc import Callable
 from pathlib import Path
 
 import pypdfium2 as pdfium
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen import canvas
 
 from ocr_pipeline.pdf.furniture import furniture_rows
 from ocr_pipeline.pdf.page_rows import document_pages
@@ -13,6 +17,7 @@ from ocr_pipeline.pdf.text_layer import extract_page_text
 from tests.support import layout_pdfs, pdfgen
 
 S = pdfgen.SENTENCES
+W, H = A4
 
 
 def test_running_head_and_page_numbers_dropped_on_every_page(tmp_path: Path) -> None:
@@ -51,3 +56,77 @@ def test_short_body_line_at_the_top_is_kept_but_a_notice_is_not() -> None:
     number = Box(290, 790, 300, 798, "17")
     drop = furniture_rows([title, notice, number, *body], 595.0, page_h)
     assert drop == {id(notice), id(number)}
+
+
+# One-page PDFs: no repetition across pages to lean on, only position, isolation, size and the text's shape.
+def _page(body_top: float, extra: Callable[[canvas.Canvas], None], lines: int = 30) -> str:
+    """Text of an A4 page with `lines` body lines (11 pt on 13 pt) from `body_top` down, plus `extra` drawn on it."""
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=A4)
+    c.setFont("Helvetica", 11)
+    for k in range(lines):
+        c.drawString(72, body_top - 13 * k, S[k % 8])
+    extra(c)
+    c.showPage()
+    c.save()
+    doc = pdfium.PdfDocument(buf.getvalue())
+    try:
+        return extract_page_text(doc[0])
+    finally:
+        doc.close()
+
+
+def _text_at(x: float, y: float, text: str, size: float = 11, align: str = "left") -> Callable[[canvas.Canvas], None]:
+    def draw(c: canvas.Canvas) -> None:
+        c.setFont("Helvetica", size)
+        {"left": c.drawString, "right": c.drawRightString, "centre": c.drawCentredString}[align](x, y, text)
+
+    return draw
+
+
+def test_running_head_with_page_number_at_the_outer_edge_dropped() -> None:
+    # Body-sized, a blank line above the body: close enough that the old "1.6 line heights apart" rule kept it.
+    def head(c: canvas.Canvas) -> None:
+        _text_at(72, 800, "Annals of Field Botany")(c)
+        _text_at(523, 800, "217", align="right")(c)
+
+    text = _page(785, head)
+    assert "Annals" not in text and "217" not in text
+    assert text.splitlines()[0] == S[0] and len(text.splitlines()) == 30
+
+
+def test_centred_dashed_page_number_above_a_wide_bottom_margin_dropped() -> None:
+    # "- 3 -" sits 12% up from the bottom (a wide margin): outside the bottom tenth, but alone under the body.
+    text = _page(760, _text_at(W / 2, 100, "- 3 -", align="centre"), lines=40)
+    assert "3" not in text.split() and "- 3 -" not in text
+    assert text.splitlines()[-1] == S[39 % 8]
+
+
+def test_download_and_terms_of_use_footer_dropped() -> None:
+    def footer(c: canvas.Canvas) -> None:
+        _text_at(72, 61, "Downloaded from https://journals.example.org on 12 March 2020")(c)
+        _text_at(72, 48, "Terms of Use: https://journals.example.org/terms")(c)
+
+    # Body-sized and a blank line below the body (the old rule wanted 1.6 line heights, or small print).
+    text = _page(780, footer, lines=54)
+    assert "Downloaded" not in text and "Terms of Use" not in text
+    assert text.splitlines()[-1] == S[53 % 8] and len(text.splitlines()) == 54
+
+
+def test_issn_and_doi_line_at_the_top_dropped() -> None:
+    text = _page(785, _text_at(72, 815, "ISSN 1234-5678 | doi:10.1000/abc.2020.17"))
+    assert "ISSN" not in text and "doi" not in text
+    assert text.splitlines()[0] == S[0]
+
+
+def test_body_near_the_margins_kept_numbered_heading_and_last_line() -> None:
+    # A numbered heading set apart at the top and a paragraph's short last line at the foot are body text; the
+    # old rule took "3. Results" for a running head opening with its page number.
+    def extra(c: canvas.Canvas) -> None:
+        _text_at(72, 770, "3. Results")(c)
+        _text_at(72, 735 - 13 * 50, "and so the season ended.")(c)
+
+    text = _page(735, extra, lines=50)
+    lines = text.splitlines()
+    assert lines[0] == "3. Results" and lines[-1] == "and so the season ended."
+    assert len(lines) == 52
