@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
 import pypdfium2 as pdfium
 import pytest
 from rapidfuzz import fuzz
@@ -96,3 +97,40 @@ def test_language_detection_is_deterministic() -> None:
     german = "Der schnelle braune Fuchs springt über den faulen Hund am Ufer des Flusses."
     assert {detect_language(german) for _ in range(5)} == {"de"}
     assert detect_language("ok 42") is None
+
+
+def test_upright_page_read_confidently_skips_the_orientation_pass(engine: CpuEngine) -> None:
+    # The first pass reads an upright page near-perfectly: no 180 turn could beat it by the margin, so the
+    # crops are not recognised again, and the words are those of an engine that never checks orientation.
+    png = _png(pdfgen.scan_pdf(pdfgen.text_pdf([S[:3]]), dpi=100), 1000)
+    calls: list[int] = []
+    recognise = engine._recognise
+    engine._recognise = lambda crops: calls.append(len(crops)) or recognise(crops)  # type: ignore[method-assign]
+    try:
+        result = engine.ocr_page(PageInput("h", 1, png))
+    finally:
+        del engine._recognise
+    assert calls == [] and result.extra["orientation"]["score_turned"] is None, result.extra
+    assert result.rotation_correction == 0
+    assert result.text == CpuEngine(detect_rotation=False).ocr_page(PageInput("h", 1, png)).text
+    _assert_in_order(result.text, S[:3])
+
+
+def test_recognition_batches_run_split_across_single_threaded_sessions(engine: CpuEngine) -> None:
+    from ocr_pipeline.engines.cpu.sessions import SplitSession, new_session
+
+    rec = engine._engine().text_rec.session.session
+    assert isinstance(rec, SplitSession)
+    assert all(s.get_session_options().intra_op_num_threads == 1 for s in rec.sessions)
+    batch = np.random.default_rng(0).random((5, 3, 48, 320), dtype=np.float32)
+    name = rec.get_inputs()[0].name
+    whole = new_session(rec.sessions[0]._model_path, 1).run(None, {name: batch})[0]
+    assert np.allclose(rec.run([o.name for o in rec.get_outputs()], {name: batch})[0], whole, atol=1e-5)
+
+
+def test_space_dropped_after_punctuation_is_put_back(engine: CpuEngine) -> None:
+    # Typewritten letters set a comma or stop tight against the next word often enough, and the recogniser
+    # drops the space after punctuation itself: either way the words run together.
+    pdf = pdfgen.text_pdf([["Thousands will greet you,and in no uncertain tones.Progressivism is here."]], font_size=20)
+    text = engine.ocr_page(PageInput("h", 1, _png(pdf, 900))).text
+    assert "you, and" in text and "tones. Progressivism" in text, text

@@ -13,8 +13,10 @@ import numpy as np
 from PIL import Image
 
 from ocr_pipeline.engines.cpu.layer_check import LayerVerdict, check_layer
+from ocr_pipeline.engines.cpu.line_text import space_after_punctuation
 from ocr_pipeline.engines.cpu.orientation import detect_orientation, rotate_upright
 from ocr_pipeline.engines.cpu.scan_rules import find_rules
+from ocr_pipeline.engines.cpu.sessions import tune_sessions
 from ocr_pipeline.pdf.furniture import furniture_rows
 from ocr_pipeline.pdf.reading_order import Box, order_lines
 from ocr_pipeline.pdf.table_html import find_tables
@@ -53,7 +55,7 @@ class CpuEngine:
     model = f"rapidocr-{RAPIDOCR_VERSION}/PP-OCRv6-small"
     # Part of the page memo key, like the VLM's prompt version: raise it when the engine's reading changes
     # (tables, furniture, text-layer repairs), so pages memoised by an older engine are read again.
-    revision = "layout-2"
+    revision = "layout-3"
 
     def __init__(self, threads: int | None = None, detect_rotation: bool = True) -> None:
         self.threads = threads or _default_threads()
@@ -73,7 +75,7 @@ class CpuEngine:
                     from rapidocr import RapidOCR
 
                     logging.getLogger("RapidOCR").setLevel(logging.WARNING)
-                    self._ocr = RapidOCR(
+                    ocr = RapidOCR(
                         params={
                             "Global.log_level": "warning",
                             # Orientation is decided per page below; the per-line 0/180 classifier
@@ -82,8 +84,13 @@ class CpuEngine:
                             "Global.max_side_len": MAX_SIDE_PX,
                             "EngineConfig.onnxruntime.intra_op_num_threads": self.threads,
                             "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+                            # One line image per recognition session at a time (sessions.py runs them side by
+                            # side): batching lines costs more CPU per line, 20% more at RapidOCR's 6 a batch.
+                            "Rec.rec_batch_num": self.threads,
                         }
                     )
+                    tune_sessions(ocr, self.threads)
+                    self._ocr = ocr
         return self._ocr
 
     def _run(self, image: Image.Image) -> tuple[list[np.ndarray], list[str], list[float]]:
@@ -123,11 +130,12 @@ class CpuEngine:
         quads, txts, scores = self._run(image)
         correction, evidence = 0, {}
         if self.detect_rotation and quads:
-            verdict = detect_orientation(image, quads, self._recognise)
+            verdict = detect_orientation(image, quads, self._recognise, scores)
+            turned = verdict.score_turned
             evidence = {
                 "sideways_share": round(verdict.sideways_share, 3),
                 "score_as_is": round(verdict.score_as_is, 3),
-                "score_turned": round(verdict.score_turned, 3),
+                "score_turned": None if turned is None else round(turned, 3),
             }
             correction = verdict.rotation_correction
             if correction:
@@ -135,7 +143,7 @@ class CpuEngine:
                 quads, txts, scores = self._run(image)
         boxes = [
             Box(float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max()), t)
-            for q, t in zip((np.asarray(q) for q in quads), txts, strict=True)
+            for q, t in zip((np.asarray(q) for q in quads), map(space_after_punctuation, txts), strict=True)
         ]
         # Page numbers, running heads and notices go, as from the text layer (one page: no repetition to use).
         drop = furniture_rows(boxes, image.width, image.height)
