@@ -14,6 +14,7 @@ import ctypes
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from ocr_pipeline.pdf.page_space import PageSpace
 from ocr_pipeline.pdf.reading_order import Box
 
 _TEXT_KINDS = frozenset({pdfium_c.FPDF_FORMFIELD_TEXTFIELD, pdfium_c.FPDF_FORMFIELD_COMBOBOX})
@@ -76,8 +77,8 @@ def _runs(value: str, rect: pdfium_c.FS_RECTF, size: float, multiline: bool, pag
     return out
 
 
-def form_runs(page: pdfium.PdfPage, page_height: float) -> list[Box]:
-    """The page's filled text fields and combo boxes as runs (y grows downwards, like glyphs.split_runs)."""
+def form_runs(page: pdfium.PdfPage, space: PageSpace) -> list[Box]:
+    """The page's filled text fields and combo boxes as runs on the shown page (y down, like glyphs.split_runs)."""
     form = page.formenv
     if not form:  # the document has no form, or its form environment was never initialised
         return []
@@ -101,7 +102,8 @@ def form_runs(page: pdfium.PdfPage, page_height: float) -> list[Box]:
             if not value.strip() or not pdfium_c.FPDFAnnot_GetRect(annot, ctypes.byref(rect)):
                 continue
             multiline = bool(flags & pdfium_c.FPDF_FORMFLAG_TEXT_MULTILINE)
-            out += _runs(value, rect, _font_size(form.raw, annot), multiline, page_height)
+            rect.left, rect.bottom, rect.right, rect.top = space.box(rect.left, rect.bottom, rect.right, rect.top)
+            out += _runs(value, rect, _font_size(form.raw, annot), multiline, space.height)
         finally:
             pdfium_c.FPDFPage_CloseAnnot(annot)
     return out

@@ -9,6 +9,7 @@ display text) get their space back; sub- and superscripts are marked `_{}` / `^{
 from __future__ import annotations
 
 import ctypes
+import math
 import statistics
 import unicodedata
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ class Glyph:
     box: tuple[float, float, float, float] | None
     size: float = 0.0
     vertical: bool = False
+    turn: int = 0  # quarter turns anticlockwise the glyph is set at (1: its text runs up the page)
 
 
 def _font_size(textpage: pdfium.PdfTextPage, i: int) -> float:
@@ -84,7 +86,7 @@ def _char_text(textpage: pdfium.PdfTextPage, i: int, n: int, text: str | None) -
 
 
 def read_glyphs(textpage: pdfium.PdfTextPage) -> list[Glyph]:
-    """Every character of the page with its (repaired) box; "\\n" glyphs mark pdfium's line ends."""
+    """Every character of the page with its (repaired) box in user space; "\\n" glyphs mark pdfium's line ends."""
     # Characters are read one index at a time: get_text_range drops unmapped glyphs (codes 0x00, 0x03, ...) from
     # its string, so walking that string beside the indices shifts every later character onto its neighbour's box
     # ("Foster, P.L." came out "oster, .L.,P").
@@ -116,7 +118,8 @@ def read_glyphs(textpage: pdfium.PdfTextPage) -> list[Glyph]:
             box = _origin_box(textpage, k, size)
         angle = float(pdfium_c.FPDFText_GetCharAngle(textpage.raw, k))
         vertical = 0.5 < angle % 3.14159 < 2.6  # ~90 or ~270 degrees: text running up or down the page
-        glyphs.append(Glyph(ch, tuple(box), size, vertical))  # type: ignore[arg-type]
+        turn = (4 - round(angle / (math.pi / 2))) % 4  # pdfium measures clockwise; quarter turns anticlockwise
+        glyphs.append(Glyph(ch, tuple(box), size, vertical, turn))  # type: ignore[arg-type]
     return _attach_accents(glyphs)
 
 
@@ -137,7 +140,7 @@ def _attach_accents(glyphs: list[Glyph]) -> list[Glyph]:
                 pending = mark
                 continue
         if pending and g.box:
-            g = Glyph(unicodedata.normalize("NFC", g.text + pending), g.box, g.size, g.vertical)
+            g = Glyph(unicodedata.normalize("NFC", g.text + pending), g.box, g.size, g.vertical, g.turn)
             pending = None
         out.append(g)
     return out

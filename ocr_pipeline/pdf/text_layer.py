@@ -16,6 +16,7 @@ import pypdfium2.raw as pdfium_c
 from ocr_pipeline.pdf.form_fields import form_runs
 from ocr_pipeline.pdf.furniture import furniture_rows, strip_mark
 from ocr_pipeline.pdf.glyphs import join_drop_caps, read_glyphs, split_runs
+from ocr_pipeline.pdf.page_space import PageSpace, place, reading_frame
 from ocr_pipeline.pdf.reading_order import Box, order_text
 from ocr_pipeline.pdf.table_html import Rule, find_tables
 
@@ -57,14 +58,14 @@ class PageLayout:
     height: float
 
 
-def _rules(page: pdfium.PdfPage, height: float, max_objects: int = 3000) -> list[Rule]:
+def _rules(page: pdfium.PdfPage, space: PageSpace, max_objects: int = 3000) -> list[Rule]:
     """Thin path objects (drawn lines, hairline rectangles) and the edges of stroked boxes, as ruling lines."""
     out: list[Rule] = []
-    width = page.get_size()[0]
+    width, height = space.width, space.height
     for index, obj in enumerate(page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH], max_depth=3)):
         if index >= max_objects:  # a vector drawing of thousands of strokes holds no table we could read
             break
-        x0, y0, x1, y1 = obj.get_bounds()
+        x0, y0, x1, y1 = space.box(*obj.get_bounds())
         top, bottom = height - y1, height - y0
         if min(x1 - x0, y1 - y0) <= _RULE_THICKNESS:
             out.append(Rule(x0, top, x1, bottom))
@@ -79,14 +80,17 @@ def _rules(page: pdfium.PdfPage, height: float, max_objects: int = 3000) -> list
 
 def page_layout(page: pdfium.PdfPage) -> PageLayout:
     """The page's runs (repaired glyphs, see glyphs.py) and ruling lines."""
-    width, height = page.get_size()
+    # Positions are taken on the page as shown (crop box corner, /Rotate): the edges furniture is found at and the
+    # columns reading order cuts are the rendered page's.
     textpage = page.get_textpage()
     try:
-        runs = join_drop_caps(split_runs(read_glyphs(textpage), height))
-        runs += form_runs(page, height)  # filled form fields: their values are not in the text page
+        glyphs = read_glyphs(textpage)
+        space = reading_frame(PageSpace.of(page), glyphs)
+        runs = join_drop_caps(split_runs(place(glyphs, space), space.height))
+        runs += form_runs(page, space)  # filled form fields: their values are not in the text page
     finally:
         textpage.close()
-    return PageLayout(runs, _rules(page, height) if runs else [], width, height)
+    return PageLayout(runs, _rules(page, space) if runs else [], space.width, space.height)
 
 
 def layout_text(layout: PageLayout, repeated: Iterable[str] = ()) -> str:
