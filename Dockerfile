@@ -15,6 +15,8 @@ RUN groupadd --gid 1000 ocr && useradd --uid 1000 --gid 1000 --create-home --hom
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY ocr_pipeline ./ocr_pipeline
+# The shipped data tests: pyproject.toml maps this folder into the package at build time.
+COPY dbt_like_checks ./dbt_like_checks
 COPY scripts/install_wheel_and_check.sh ./scripts/
 # Builds the wheel, installs it into /opt/venv, loads the code location and runs a sample to Dolma from outside
 # the source folder; then the source goes, so nothing can be read from it at run time.

@@ -164,9 +164,9 @@ def page_texts(
     text_layer = bool(row["text_layer_trusted"]) or not ocr
     if not text_layer:
         start = time.perf_counter()
-        found = engine._run(image)  # noqa: SLF001 - once per page; every candidate below reads this result
+        found = engine._run(image)  # the private pass, once per page: every candidate below reads this result
         timing["OCR (detection + recognition)"].append(time.perf_counter() - start)
-        engine._run = lambda _image: found  # type: ignore[method-assign]
+        engine._run = lambda _image: found  # type: ignore[method-assign]  # reuse the one OCR pass
     regions: list[Box] = []
     if model is not None:
         start = time.perf_counter()

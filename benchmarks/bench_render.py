@@ -19,7 +19,7 @@ import numpy as np
 import pypdfium2 as pdfium
 from PIL import Image
 
-from ocr_pipeline.pdf.render import render_pdf_page, render_pdf_page_pdf2image
+from ocr_pipeline.pdf.render import render_pdf_page
 from tests.support.pdfgen import SENTENCES, scan_pdf, text_pdf, two_column_pdf
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,6 +86,15 @@ def time_pdfium_render_only(pages: list[tuple[Path, int]], dim: int) -> list[flo
             doc.close()
         times.append((time.perf_counter() - start) * 1000)
     return times
+
+
+def render_pdf_page_pdf2image(path: Path, page_index: int, target_longest_dim: int) -> Image.Image:
+    """Render one page (0-based) with poppler's pdftoppm via pdf2image, the way olmOCR does."""
+    # Imported here, optional: pdf2image is a dev extra and poppler a system package only this comparison needs.
+    from pdf2image import convert_from_path
+
+    images = convert_from_path(str(path), first_page=page_index + 1, last_page=page_index + 1, size=target_longest_dim)
+    return images[0].convert("RGB")
 
 
 def time_poppler(pages: list[tuple[Path, int]], dim: int) -> tuple[list[float], list[Image.Image]]:

@@ -75,7 +75,7 @@ def main() -> None:
     for name in args.sets:
         times: dict[str, list[float]] = {"before": [], "after": []}
         for round_ in range(args.rounds):
-            for k, pdf in enumerate(sorted((DATA / name).glob("*.pdf"))):
+            for k, pdf in enumerate(sorted((DATA / name / "pdfs").glob("*.pdf"))):
                 order = [("before", before), ("after", after)]
                 if (k + round_) % 2:
                     order.reverse()

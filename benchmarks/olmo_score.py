@@ -18,7 +18,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from olmo_semantics import own_run  # noqa: I001 - a sibling file: this script runs outside the package
+from olmo_semantics import own_run  # a sibling file: this script runs outside the package
 
 
 def _use_chromium(executable: str) -> None:
@@ -27,12 +27,12 @@ def _use_chromium(executable: str) -> None:
 
     launch = BrowserType.launch
 
-    def launch_with_path(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def launch_with_path(self, *args, **kwargs):  # type: ignore[no-untyped-def]  # Playwright's own
         kwargs.setdefault("executable_path", executable)
         kwargs.setdefault("args", ["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
         return launch(self, *args, **kwargs)
 
-    BrowserType.launch = launch_with_path  # type: ignore[method-assign]
+    BrowserType.launch = launch_with_path  # type: ignore[method-assign]  # points olmocr's browser at Debian's chromium
 
 
 def score(bench: Path, candidate: str, chromium: str | None = None) -> dict:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import shlex
 import sys
+import typing
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,17 +22,42 @@ from ocr_pipeline.launch.preflight import (
 )
 from ocr_pipeline.launch.vllm_server import ManagedVllmServer, VllmLaunchSettings
 from ocr_pipeline.pdf.sandbox import prestart_reader
-from ocr_pipeline.settings import PipelineSettings, field_types, fields_of, parse_env_value
+from ocr_pipeline.settings import PipelineSettings, base_type, declared_default, field_types, fields_of, values_from_env
 from ocr_pipeline.stages.pdf_inventory import list_groups
 from ocr_pipeline.viewer import render_group_html
 from ocr_pipeline.workspace.commit import pending_groups
 from ocr_pipeline.workspace.keys import view_key
-from ocr_pipeline.workspace.storage import open_workspace
+from ocr_pipeline.workspace.s3 import env_client_for
+from ocr_pipeline.workspace.storage import Workspace, open_workspace
 
 if TYPE_CHECKING:
     from ocr_pipeline.local_run import RunLog, RunSummary
 
 EPILOG = "exit status:\n" + "\n".join(f"  {code}  {meaning}" for code, meaning in EXIT_CODES)
+
+
+def _flags_of(cls: type, defaults: Mapping[str, Any]) -> list[tuple[str, str, dict[str, object]]]:
+    """(flag, field, argparse options) for each field of `cls` declared as a flag: its help, type and default."""
+    flags: list[tuple[str, str, dict[str, object]]] = []
+    kinds = field_types(cls)
+    for spec in fields_of(cls):
+        flag = spec.metadata["flag"]
+        if not flag:
+            continue
+        kind, default = kinds[spec.name], defaults.get(spec.name, declared_default(spec))
+        options: dict[str, object] = {"help": spec.metadata["help"]}
+        if kind is bool:
+            options.update(action="store_true", default=default)
+        elif typing.get_origin(kind) is list:
+            options.update(nargs="+", default=[])
+        elif kind == Sequence[str]:
+            options["default"] = shlex.join(default)  # one shell-quoted string, split again by _vllm_settings
+        else:
+            options["default"] = default
+            if base_type(kind) in (int, float):
+                options["type"] = base_type(kind)
+        flags.append((spec.name if flag is True else str(flag), spec.name, options))
+    return flags
 
 
 def run_flags() -> list[tuple[str, dict[str, object]]]:
@@ -40,43 +66,28 @@ def run_flags() -> list[tuple[str, dict[str, object]]]:
     A flag's default is its OCR_PIPELINE_* variable when that is set (so `export` works for the CLI as it does
     for a code location), else the declared default; `--pdfs` is the exception: inputs are always explicit.
     """
-    flags: list[tuple[str, dict[str, object]]] = []
-    types = field_types(PipelineSettings)
-    for spec in fields_of(PipelineSettings):
-        if not spec.metadata["flag"]:
-            continue
-        kind = types[spec.name]
-        options: dict[str, object] = {"help": spec.metadata["help"]}
-        raw = os.environ.get(spec.metadata["env"] or "") or None
-        default = parse_env_value(kind, raw) if raw is not None else spec.default
-        if kind is bool:
-            options.update(action="store_true", default=default)
-        elif spec.name == "pdfs":
-            options.update(nargs="+", default=[])
-        else:
-            options["default"] = default
-            if kind in (int, float):
-                options["type"] = kind
-        flags.append((spec.name, options))
-    return flags
+    exported = values_from_env(PipelineSettings, env_defaults=False)
+    return [(flag, options) for flag, _, options in _flags_of(PipelineSettings, exported)]
 
 
-_VLLM_FLAGS: list[tuple[str, dict[str, object]]] = [
-    ("vllm", {"action": "store_true", "help": "start and manage a local vLLM server instead of --server"}),
-    ("vllm_port", {"type": int, "default": 30024, "help": "port of the managed server"}),
-    ("gpu_memory_utilization", {"type": float, "default": None, "help": "vLLM's --gpu-memory-utilization"}),
-    ("tensor_parallel_size", {"type": int, "default": 1, "help": "vLLM's --tensor-parallel-size"}),
-    ("data_parallel_size", {"type": int, "default": 1, "help": "vLLM's --data-parallel-size"}),
-    ("vllm_args", {"default": "", "help": "more arguments for `vllm serve`, one shell-quoted string"}),
-    ("vllm_ready_timeout", {"type": float, "default": 900.0, "help": "seconds to wait for the model to load"}),
-]
+def vllm_flags() -> list[tuple[str, dict[str, object]]]:
+    """The local GPU mode's flags: `--vllm`, then VllmLaunchSettings' flag fields with their declared defaults."""
+    help_ = "start and manage a local vLLM server instead of --server"
+    start: tuple[str, dict[str, object]] = ("vllm", {"action": "store_true", "help": help_})
+    return [start, *((flag, options) for flag, _, options in _flags_of(VllmLaunchSettings, {}))]
+
+
+def _vllm_settings(args: argparse.Namespace, model: str) -> VllmLaunchSettings:
+    """The launch settings from the `--vllm*` flags (the same settings the Kubernetes pod's sidecar uses)."""
+    values: dict[str, Any] = {name: getattr(args, flag) for flag, name, _ in _flags_of(VllmLaunchSettings, {})}
+    return VllmLaunchSettings(model=model, **{**values, "extra_args": tuple(shlex.split(values["extra_args"]))})
 
 
 def _add_flags(parser: Any, flags: list[tuple[str, dict[str, object]]]) -> None:
     """Each flag under olmOCR's underscore name and its dashed alias (`--pages_per_group`, `--pages-per-group`)."""
     for name, options in flags:
         names = [f"--{name}"] + ([f"--{name.replace('_', '-')}"] if "_" in name else [])
-        parser.add_argument(*names, dest=name, **options)  # type: ignore[arg-type]
+        parser.add_argument(*names, dest=name, **options)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -96,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     gpu = run.add_argument_group(
         "local GPU mode: start `vllm serve --model MODEL` here (pip install 'ocr-pipeline[gpu]')"
     )
-    _add_flags(gpu, _VLLM_FLAGS)
+    _add_flags(gpu, vllm_flags())
     pending = sub.add_parser("pending", help="print the work groups of a workspace that are not done yet")
     pending.add_argument("workspace", help="output folder (or s3://bucket/prefix)")
     view = sub.add_parser("view", help="write an HTML page of a group: page images beside their text")
@@ -107,10 +118,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _open_workspace(uri: str) -> Workspace:
+    """The workspace of a command without Dagster: an s3:// one with the client its role variables configure."""
+    return open_workspace(uri, env_client_for("workspace", uri))
+
+
 def write_viewer(args: argparse.Namespace) -> int:
     """Write the viewer HTML for one group."""
     try:
-        page = render_group_html(open_workspace(args.workspace), args.group, args.max_pages)
+        workspace = _open_workspace(args.workspace)
+        page = render_group_html(workspace, args.group, args.max_pages)
     except FileNotFoundError:
         print(f"ocr-pipeline: error: group {args.group} has no Dolma shard in {args.workspace}", file=sys.stderr)
         return 2
@@ -120,7 +137,6 @@ def write_viewer(args: argparse.Namespace) -> int:
         print(f"wrote {out}")
         return 0
     # Inside the workspace, never the current folder: a checkout or a home folder stays clean.
-    workspace = open_workspace(args.workspace)
     key = view_key(args.group)
     workspace.write_bytes(key, page.encode("utf-8"))
     local = workspace.local_path(key)
@@ -130,7 +146,7 @@ def write_viewer(args: argparse.Namespace) -> int:
 
 def print_pending(workspace_uri: str) -> int:
     """List groups without a shard (never run, failed, or blocked by a check): the backfill to launch."""
-    workspace = open_workspace(workspace_uri)
+    workspace = _open_workspace(workspace_uri)
     for group in pending_groups(workspace, list_groups(workspace)):
         print(group)
     return 0
@@ -157,15 +173,8 @@ def _run_with_managed_vllm(args: argparse.Namespace, settings: PipelineSettings)
     # Imported here to save start-up time: Dagster loads only when a run starts, not for --help or `pending`.
     from ocr_pipeline.local_run import run_local
 
-    launch = VllmLaunchSettings(
-        model=settings.model,
-        port=args.vllm_port,
-        gpu_memory_utilization=args.gpu_memory_utilization,
-        tensor_parallel_size=args.tensor_parallel_size,
-        data_parallel_size=args.data_parallel_size,
-        extra_args=tuple(shlex.split(args.vllm_args)),
-    )
-    with ManagedVllmServer(launch, ready_timeout_s=args.vllm_ready_timeout) as server:
+    launch = _vllm_settings(args, settings.model)
+    with ManagedVllmServer(launch) as server:
         print(f"vLLM ready at {server.url} (log: {server.log_path})", file=sys.stderr)
         settings.server = server.url
         return run_local(settings, show_progress=not args.quiet, verbose=args.verbose)
@@ -199,8 +208,10 @@ def run_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     log: RunLog | None = None
     try:
-        check_specs(settings.pdfs)
-        workspace = check_workspace(settings.workspace, bool(settings.pdfs))
+        check_specs(settings.pdfs, env_client_for("input", *settings.pdfs))
+        workspace = check_workspace(
+            settings.workspace, bool(settings.pdfs), env_client_for("workspace", settings.workspace)
+        )
         # Only now that there is work to do (bad input fails fast, without either): the PDF reader child starts,
         # its imports overlapping Dagster's just below, on another core.
         prestart_reader()
@@ -234,7 +245,12 @@ def run_command(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code."""
-    args = build_parser().parse_args(argv)
+    try:
+        parser = build_parser()  # flag defaults come from OCR_PIPELINE_* variables: one may not parse
+    except ValueError as exc:
+        print(f"ocr-pipeline: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    args = parser.parse_args(argv)
     if args.command == "pending":
         return print_pending(args.workspace)
     if args.command == "view":

@@ -22,13 +22,16 @@ from ocr_pipeline.progress import TqdmProgress
 from ocr_pipeline.settings import PipelineSettings, deployment_from_env
 from ocr_pipeline.stages.pdf_inventory import list_groups, read_group
 from ocr_pipeline.workspace.commit import pending_groups
-from ocr_pipeline.workspace.keys import dolma_key, rejected_key
-from ocr_pipeline.workspace.s3 import client_from_env
+from ocr_pipeline.workspace.keys import dolma_key, partial_key, rejected_key
+from ocr_pipeline.workspace.s3 import env_client_for
 from ocr_pipeline.workspace.storage import Workspace, open_workspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_jsonl
 
 # Full error traces go to this logger: the run's log file always, the console only with --verbose.
 trace_log = logging.getLogger("ocr_pipeline.trace")
+# What the run did, at INFO: the run's log file gets it (the console shows warnings only). Dagster's own step
+# events go to its console logger, not here, so without these lines a run that went well left an empty log.
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -41,6 +44,9 @@ class RunSummary:
     documents: int = 0
     pages: int = 0
     fallback_pages: int = 0
+    # Documents rejected for too many fallback pages (rejected/partial/): their pages are in no document above.
+    rejected_pages: int = 0
+    rejected_fallback_pages: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
     unaccounted: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -57,13 +63,10 @@ class RunSummary:
         trace_log.error("group %s failed: %s\n%s", group, outcome.cause, outcome.trace)
 
 
-def _run_group_in_child(settings: PipelineSettings, group: str, level: str) -> tuple[str, GroupOutcome]:
-    return group, run_group_outcome(settings, group, console_level=level)
-
-
-def _workspace_client(settings: PipelineSettings) -> object:
-    """The same S3 client the assets get, for reading the workspace after the run."""
-    return client_from_env("workspace") if settings.workspace.startswith("s3://") else None
+def _run_group_in_child(
+    settings: PipelineSettings, group: str, level: str, stream: bool
+) -> tuple[str, GroupOutcome]:
+    return group, run_group_outcome(settings, group, console_level=level, stream_pages=stream)
 
 
 def run_local(settings: PipelineSettings, *, show_progress: bool = True, verbose: bool = True) -> RunSummary:
@@ -72,13 +75,17 @@ def run_local(settings: PipelineSettings, *, show_progress: bool = True, verbose
     settings.validate()
     # Without --verbose, Dagster's console shows no step errors (their traces go to the log file instead).
     level = "WARNING" if verbose else "CRITICAL"
-    workspace = open_workspace(settings.workspace, _workspace_client(settings))
+    # A client configured as the assets' `workspace_s3` is (the same role variables), for reading it after the run.
+    workspace = open_workspace(settings.workspace, env_client_for("workspace", settings.workspace))
     instance = new_instance()
     run_inventory(settings, instance)
     # Only the done marker counts: a shard without it is a group that stopped midway through its commit.
     pending = pending_groups(workspace, list_groups(workspace))
     summary = RunSummary(groups=len(pending))
-    if settings.server and deployment_from_env().stream_pages and len(pending) > 1:
+    log.info("inventory of %s: %d groups to run %s", settings.workspace, len(pending), pending[:20])
+    # Read once here and passed to every group's run (the op never reads the environment).
+    stream = deployment_from_env().stream_pages
+    if settings.server and stream and len(pending) > 1:
         run_overlapped(settings, pending, level, show_progress, summary)
     elif settings.workers > 1 and len(pending) > 1:
         # Separate processes: the CPU engine and rendering hold the GIL, threads would not scale.
@@ -87,7 +94,7 @@ def run_local(settings: PipelineSettings, *, show_progress: bool = True, verbose
             ProcessPoolExecutor(settings.workers, mp_context=context) as pool,
             tqdm(total=len(pending), unit="group", desc="groups", disable=not show_progress) as bar,
         ):
-            futures = [pool.submit(_run_group_in_child, settings, g, level) for g in pending]
+            futures = [pool.submit(_run_group_in_child, settings, g, level, stream) for g in pending]
             for future in as_completed(futures):
                 group, outcome = future.result()
                 bar.update(1)
@@ -97,7 +104,7 @@ def run_local(settings: PipelineSettings, *, show_progress: bool = True, verbose
         progress = TqdmProgress(disable=not show_progress)
         for index, group in enumerate(pending, 1):
             progress.prefix = f"[{index}/{len(pending)}] "
-            outcome = run_group_outcome(settings, group, instance, progress, console_level=level)
+            outcome = run_group_outcome(settings, group, instance, progress, console_level=level, stream_pages=stream)
             if outcome.cause is not None:
                 summary.fail(group, outcome)
         progress.close()
@@ -105,15 +112,17 @@ def run_local(settings: PipelineSettings, *, show_progress: bool = True, verbose
         if group not in summary.failed_groups:
             _account(workspace, group, summary)
     summary.seconds = time.monotonic() - started
+    for line in summary_lines(summary):
+        log.info("summary: %s", line)
     return summary
 
 
 def run_overlapped(
     settings: PipelineSettings, pending: list[str], level: str, show_progress: bool, summary: RunSummary
 ) -> None:
-    """Run the groups' jobs in threads of this process, the next one starting as soon as a running one has
-    rendered its pages: the VLM server gets the next group's pages while the last answers of the previous group
-    come back, so it never drains at a group boundary.
+    """Run the groups' jobs in threads of this process, the next one starting as soon as a running one reports
+    page_images materialized (its render_and_ocr op yields that when rendering ends): the VLM server gets the next
+    group's pages while the last answers of the previous group come back, so it never drains at a group boundary.
 
     At most `workers` groups render at once and `workers + 2` runs are open: the others are waiting for their
     last answers, and with small groups one such group alone does not keep the server full. Their queued pages
@@ -127,7 +136,8 @@ def run_overlapped(
 
     def run_one(group: str, progress: TqdmProgress, release_render: Callable[[], None]) -> None:
         try:
-            outcomes.put((group, run_group_outcome(settings, group, None, progress, console_level=level)))
+            outcomes.put((group, run_group_outcome(settings, group, None, progress, on_rendered=release_render,
+                                                   console_level=level)))  # fmt: skip
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which raises it
             outcomes.put((group, exc))
         finally:
@@ -140,9 +150,7 @@ def run_overlapped(
         _acquire(open_runs)
         _acquire(rendering)
         release_render = _once(rendering.release)
-        progress = TqdmProgress(
-            f"[{index}/{len(pending)}] ", disable=not show_progress, listeners={"rendered": release_render}
-        )
+        progress = TqdmProgress(f"[{index}/{len(pending)}] ", disable=not show_progress)
         thread = threading.Thread(
             target=run_one, args=(group, progress, release_render), name=f"group-{group}", daemon=True
         )
@@ -165,7 +173,7 @@ def _acquire(semaphore: threading.Semaphore) -> None:
 
 
 def _once(release: Callable[[], None]) -> Callable[[], None]:
-    """`release`, callable any number of times but acting once (the milestone and the run's end both call it)."""
+    """`release`, callable any number of times but acting once (page_images' event and the run's end call it)."""
     first = threading.Lock()  # taken by the first call, never given back
 
     def call() -> None:
@@ -183,9 +191,15 @@ def _account(workspace: Workspace, group: str, summary: RunSummary) -> None:
     for doc in docs:
         summary.pages += len(doc["attributes"]["pdf_page_numbers"])
         summary.fallback_pages += doc["metadata"]["total-fallback-pages"]
+    partial = read_gzip_jsonl(workspace.read_bytes(partial_key(group))) if workspace.exists(partial_key(group)) else []
+    for doc in partial:
+        summary.rejected_pages += len(doc["attributes"]["pdf_page_numbers"])
+        summary.rejected_fallback_pages += doc["metadata"]["total-fallback-pages"]
     summary.rejected.update(line["reason"] for line in ledger)
     ended = {d["metadata"]["Source-File"] for d in docs} | {line["source"] for line in ledger}
     summary.unaccounted += [r["source"] for r in read_group(workspace, group) if r["source"] not in ended]
+    reasons = dict(Counter(line["reason"] for line in ledger))
+    log.info("group %s: %d documents, %d rejected %s", group, len(docs), len(ledger), reasons or "")
 
 
 def summary_lines(s: RunSummary, log: str | None = None) -> list[str]:
@@ -197,7 +211,12 @@ def summary_lines(s: RunSummary, log: str | None = None) -> list[str]:
     lines += [f"  {group}: {s.causes.get(group, 'failed')}" for group in s.failed_groups]
     lines += [
         f"documents:      {s.documents}",
-        f"pages:          {s.pages} ({s.fallback_pages} fallback)",
+        f"pages:          {s.pages} ({s.fallback_pages} fallback)"
+        + (
+            f", and {s.rejected_pages} in documents rejected for fallback pages ({s.rejected_fallback_pages} fallback)"
+            if s.rejected_pages
+            else ""
+        ),
         f"rejected:       {sum(s.rejected.values())}" + (f" ({reasons})" if reasons else ""),
         f"time:           {s.seconds:.1f}s, {rate:.2f} pages/s",
     ]
@@ -233,5 +252,5 @@ class RunLog:
         if self.workspace.local_path(self.key) is None:
             try:
                 self.workspace.write_file(self.key, self.path)
-            except Exception as exc:  # the run's own outcome matters more than its log's upload
+            except Exception as exc:  # noqa: BLE001 - the run's own outcome matters more than its log's upload
                 print(f"ocr-pipeline: the log stays at {self.path}: upload failed ({type(exc).__name__})")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 from tqdm import tqdm
 
@@ -18,9 +18,6 @@ class ProgressSink(Protocol):
     def advance(self, n: int = 1) -> None:
         """`n` more units are done."""
 
-    def milestone(self, name: str) -> None:
-        """The group's run passed a named point ("rendered": every page is rendered and on its way to OCR)."""
-
 
 class NullProgress:
     """Ignores progress (the Dagster UI shows asset metadata instead)."""
@@ -31,19 +28,13 @@ class NullProgress:
     def advance(self, n: int = 1) -> None:
         """Ignore."""
 
-    def milestone(self, name: str) -> None:
-        """Ignore."""
-
 
 class TqdmProgress:
     """A terminal progress bar per phase, for the one-machine CLI."""
 
-    def __init__(
-        self, prefix: str = "", disable: bool = False, listeners: dict[str, Callable[[], None]] | None = None
-    ) -> None:
-        self._bar = None
+    def __init__(self, prefix: str = "", disable: bool = False) -> None:
+        self._bar: tqdm[NoReturn] | None = None
         self.prefix, self._disable = prefix, disable
-        self.listeners = listeners or {}
 
     def phase(self, name: str, total: int) -> None:
         """Close the previous bar and open a new one."""
@@ -54,12 +45,6 @@ class TqdmProgress:
         """Move the bar."""
         if self._bar is not None:
             self._bar.update(n)
-
-    def milestone(self, name: str) -> None:
-        """Call the listener given for this milestone, if any (the CLI starts the next group on "rendered")."""
-        listener = self.listeners.get(name)
-        if listener is not None:
-            listener()
 
     def close(self) -> None:
         """Close the bar if one is open."""
@@ -88,6 +73,3 @@ class LoggingProgress:
             total = f"/{self._total}" if self._total else ""
             self._log(f"{self._name}: {self._done}{total} pages")
 
-    def milestone(self, name: str) -> None:
-        """Log it."""
-        self._log(f"{name} ({self._name})")

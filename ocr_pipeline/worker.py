@@ -19,11 +19,12 @@ from typing import Any
 
 from dagster_pipes import DAGSTER_PIPES_CONTEXT_ENV_VAR, open_dagster_pipes
 
-from ocr_pipeline.engines.base import result_settings_key
+from ocr_pipeline.engines.base import OcrEngine
+from ocr_pipeline.engines.factory import build_engine
 from ocr_pipeline.engines.vlm.client import VlmClientError, wait_for_server
-from ocr_pipeline.engines.vlm.vlm_engine import VlmEngine
 from ocr_pipeline.settings import PipelineSettings
-from ocr_pipeline.stages.vlm_ocr_outputs import OcrResult, ocr_group
+from ocr_pipeline.stages.vlm_ocr_outputs import OcrResult, ocr_with_engine
+from ocr_pipeline.workspace.s3 import env_client_for
 from ocr_pipeline.workspace.storage import open_workspace
 
 API_KEY_ENV = "OCR_PIPELINE_API_KEY"
@@ -37,6 +38,8 @@ EXIT_INTERRUPTED = 130
 EXIT_ORPHANED = 1
 # Set by a local launcher to its own pid; absent in a Kubernetes pod, which has no launcher process to outlive.
 PARENT_PID_ENV = "OCR_PIPELINE_WORKER_PARENT"
+# The asset the worker computes (its op, render_and_ocr, computes page_images too).
+OCR_ASSET = "vlm_ocr_outputs"
 
 
 def die_with_parent(*, pdeathsig: bool = True, poll_s: float = 1.0, expected_parent: int | None = None) -> None:
@@ -88,43 +91,30 @@ def settings_from_launch(environ: dict[str, str] | None = None) -> PipelineSetti
     return PipelineSettings(**data).validate()
 
 
-def run_vlm_group(settings: PipelineSettings, group: str, log: Any = print) -> OcrResult:
+def run_vlm_group(settings: PipelineSettings, group: str, log: Any = print) -> tuple[OcrResult, OcrEngine]:
     """OCR one group against the VLM server: wait for readiness, then every page with bounded concurrency."""
     if not settings.server:
         raise ValueError("the VLM worker needs a server URL")
     models = asyncio.run(wait_for_server(settings.server, settings.server_ready_timeout, api_key=settings.api_key))
     log(f"server {settings.server} ready, serving {models}")
-    engine = VlmEngine(
-        settings.server,
-        settings.model,
-        api_key=settings.api_key,
-        max_page_retries=settings.max_page_retries,
-        guided_decoding=settings.guided_decoding,
-        max_concurrent_requests=settings.max_concurrent_requests,
-    )
-    key = result_settings_key(engine.name, engine.model, engine.prompt_version, settings.target_longest_image_dim)
-
-    def runner(factories: Any, sink: Any) -> None:
-        async def go() -> None:
-            async with engine:
-                await engine.run_pages(factories, sink)
-
-        asyncio.run(go())
-
-    return ocr_group(open_workspace(settings.workspace), group, runner, key)
+    engine = build_engine(settings)
+    # The worker is an entry point (its own process or pod): its S3 client comes from its role variables.
+    workspace = open_workspace(settings.workspace, env_client_for("workspace", settings.workspace))
+    return ocr_with_engine(workspace, group, engine, settings.target_longest_image_dim), engine
 
 
-def summary(result: OcrResult) -> dict[str, Any]:
-    """The worker's report: counts, tokens, speed."""
+def summary(result: OcrResult, engine: OcrEngine) -> dict[str, Any]:
+    """The worker's report: which engine and model, counts, tokens, speed (launch.ocr_metadata reads it back)."""
     data = asdict(result)
     data["pages_per_second"] = round(result.pages_per_second, 3)
     data["seconds"] = round(result.seconds, 3)
-    return data
+    return {**data, "engine": engine.name, "model": engine.model}
 
 
-def engine_metadata(settings: PipelineSettings) -> dict[str, str]:
-    """Which engine and model read the pages, for the asset's metadata."""
-    return {"engine": VlmEngine.name, "model": settings.model}
+def _reported_asset(in_scope: Any) -> str | None:
+    """The asset the report is for: vlm_ocr_outputs when the launching op computes page_images too, else the one."""
+    keys = list(in_scope or [])
+    return OCR_ASSET if len(keys) > 1 and OCR_ASSET in keys else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,13 +126,12 @@ def main(argv: list[str] | None = None) -> int:
     settings = settings_from_launch()
     try:
         if DAGSTER_PIPES_CONTEXT_ENV_VAR not in os.environ:
-            print(json.dumps({**summary(run_vlm_group(settings, args.group)), **engine_metadata(settings)}))
+            print(json.dumps(summary(*run_vlm_group(settings, args.group))))
             return 0
         with open_dagster_pipes() as pipes:
-            result = run_vlm_group(settings, args.group, log=pipes.log.info)
-            report = {**summary(result), **engine_metadata(settings)}
+            report = summary(*run_vlm_group(settings, args.group, log=pipes.log.info))
             report["languages"] = {"raw_value": report["languages"], "type": "json"}
-            pipes.report_asset_materialization(metadata=report)
+            pipes.report_asset_materialization(metadata=report, asset_key=_reported_asset(pipes.asset_keys))
     except VlmClientError as exc:
         # One line here; Pipes has already handed the exception (and its trace) to the step.
         print(f"ocr worker {args.group}: {exc}", file=sys.stderr)

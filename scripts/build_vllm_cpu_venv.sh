@@ -66,7 +66,7 @@ if [ -d "$TV" ] && [ ! -f "$TV/_meta_registrations_upstream.py" ]; then
 # load beside the CPU torch wheel, and registering fake kernels for those missing ops raises at import.
 # Without the ops, skip the registrations: vLLM only needs torchvision's image transforms.
 try:
-    from torchvision._meta_registrations_upstream import *  # noqa: F401,F403
+    from torchvision._meta_registrations_upstream import *  # noqa: F401,F403 - the upstream module, re-exported whole
 except RuntimeError as exc:
     if "does not exist" not in str(exc):
         raise

@@ -31,9 +31,15 @@ PYCHECK
 
 # 3. From outside the checkout: the code location loads and the CLI turns a bundled sample into Dolma.
 cd "$SCRATCH"
-"$VENV/bin/python" -c "import ocr_pipeline.worker, ocr_pipeline.defs.definitions"
+# `defs()`: the code location is lazy (`@definitions`); calling it builds every asset and check as Dagster does.
+"$VENV/bin/python" -c "import ocr_pipeline.worker, ocr_pipeline.defs.definitions as location; location.defs()"
 SAMPLE=$("$VENV/bin/python" -c "from ocr_pipeline.settings import samples_dir; print(samples_dir() / 'born_digital_report.pdf')")
-case "$SAMPLE" in "$SRC"/*) echo "the installed package reads from the checkout: $SAMPLE" >&2; exit 1 ;; esac
+CHECKS=$("$VENV/bin/python" -c "from ocr_pipeline.checks.spec import shipped_checks_dir as d; print(d())")
+for path in "$SAMPLE" "$CHECKS"; do
+  case "$path" in "$SRC"/*) echo "the installed package reads from the checkout: $path" >&2; exit 1 ;; esac
+done
+# The YAML tests the build mapped in from the repository's dbt_like_checks/ parse from the installed copy.
+"$VENV/bin/python" -c "from ocr_pipeline.checks.spec import load_dir, shipped_checks_dir as d; assert load_dir(d()).tests"
 "$VENV/bin/ocr-pipeline" run "$SCRATCH/ws" --pdfs "$SAMPLE" --quiet
 "$VENV/bin/python" - "$SCRATCH/ws/dolma/g000001.jsonl.gz" <<'PYCHECK'
 import gzip, json, sys

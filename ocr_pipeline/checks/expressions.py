@@ -77,8 +77,9 @@ def dotted(node: ast.AST) -> str | None:
     if isinstance(node, ast.Attribute):
         base = dotted(node.value)
         return f"{base}.{node.attr}" if base else None
-    is_col = isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "col"
-    if is_col and len(node.args) == 1 and isinstance(node.args[0], ast.Constant):
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "col"):
+        return None
+    if len(node.args) == 1 and isinstance(node.args[0], ast.Constant):
         return node.args[0].value if isinstance(node.args[0].value, str) else None
     return None
 
@@ -234,7 +235,7 @@ class Evaluator:
             left = right
         return True
 
-    def _aggregate(self, name: str, args: list[ast.AST]) -> Any:
+    def _aggregate(self, name: str, args: list[ast.expr]) -> Any:
         if name == "count" and not args:
             return len(self.rows)
         values = [self._eval(args[0], row) for row in self.rows]

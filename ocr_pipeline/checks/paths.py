@@ -17,18 +17,6 @@ def get_path(row: dict[str, Any], path: str) -> Any:
     return value
 
 
-def has_path(row: dict[str, Any], path: str) -> bool:
-    """Whether the dotted path exists in the row (a present null counts as present)."""
-    if path in row:
-        return True
-    value: Any = row
-    for part in path.split("."):
-        if not isinstance(value, dict) or part not in value:
-            return False
-        value = value[part]
-    return True
-
-
 def brief(value: Any, limit: int = 120) -> Any:
     """A value cut short for check metadata (long texts and lists would swamp the UI)."""
     if isinstance(value, str) and len(value) > limit:

@@ -143,8 +143,9 @@ class _Parser:
         return list(node.value)
 
     def test(self, asset: str, node: yaml.Node, column: str | None) -> TestSpec:
+        params: dict[str, Any] = {}
         if isinstance(node, yaml.ScalarNode):
-            type_, params = str(self.value(node)), {}
+            type_ = str(self.value(node))
         else:
             items = self.mapping(node, "a test")
             if len(items) != 1:
@@ -239,5 +240,6 @@ def load_dir(directory: Path) -> Suite:
 
 
 def shipped_checks_dir() -> Path:
-    """The data tests shipped inside the package (read with importlib.resources, so an installed wheel finds them)."""
-    return Path(str(resources.files("ocr_pipeline.checks") / "dbt_like_checks"))
+    """The shipped data tests: the repository's dbt_like_checks/, which the build maps into the package."""
+    # importlib.resources, so an installed wheel finds its copy and an editable install the checkout's folder.
+    return Path(str(resources.files("ocr_pipeline.checks.dbt_like_checks")))

@@ -23,13 +23,12 @@ from ocr_pipeline.checks.loaders import PartitionData
 from ocr_pipeline.checks.registry import evaluate
 from ocr_pipeline.checks.spec import TestSpec, load_dir, shipped_checks_dir
 from ocr_pipeline.defs.partitions import work_groups
-from ocr_pipeline.settings import deployment_from_env
-from ocr_pipeline.workspace.storage import open_workspace
+from ocr_pipeline.settings import DeploymentSettings
 
 
-def checks_dir() -> Path:
+def checks_dir(deployment: DeploymentSettings) -> Path:
     """The folder of YAML tests this code location compiles: OCR_PIPELINE_CHECKS_DIR, else the shipped ones."""
-    return Path(deployment_from_env().checks_dir or shipped_checks_dir())
+    return Path(deployment.checks_dir or shipped_checks_dir())
 
 
 def _description(test: TestSpec) -> str:
@@ -80,12 +79,14 @@ def _asset_checks(asset: str, tests: list[TestSpec]) -> AssetChecksDefinition:
     @multi_asset_check(
         name=f"{asset}_data_tests",
         specs=specs,
-        required_resource_keys={"pipeline_config"},
+        # The same workspace resource as the assets: an s3:// workspace is read with its configured client.
+        required_resource_keys={"pipeline_config", "workspace_s3"},
         description=f"dbt_like_checks tests of {asset}",
     )
     def _run(context: AssetCheckExecutionContext) -> Iterator[AssetCheckResult]:
         settings = context.resources.pipeline_config.settings()
-        data = PartitionData(open_workspace(settings.workspace), context.partition_key)
+        workspace = context.resources.workspace_s3.open_workspace(settings.workspace)
+        data = PartitionData(workspace, context.partition_key)
         for test in tests:
             result = _result(test, data)
             if not result.passed:
@@ -96,6 +97,7 @@ def _asset_checks(asset: str, tests: list[TestSpec]) -> AssetChecksDefinition:
 
 
 def build_asset_checks(directory: Path | None = None) -> list[AssetChecksDefinition]:
-    """Compile a folder of YAML tests; ChecksConfigError (with file and line) for anything invalid."""
-    suite = load_dir(directory or checks_dir())
+    """Compile a folder of YAML tests (default: the shipped ones); ChecksConfigError (with file and line) for
+    anything invalid. The code location passes `checks_dir(deployment)`."""
+    suite = load_dir(directory or shipped_checks_dir())
     return [_asset_checks(asset, tests) for asset, tests in sorted(suite.tests.items()) if tests]

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from dagster import Definitions, ExecutorDefinition, in_process_executor, multiprocess_executor
+from dagster import Definitions, ExecutorDefinition, definitions, in_process_executor, multiprocess_executor
 
 from ocr_pipeline.defs.assets import ALL_ASSETS
-from ocr_pipeline.defs.checks import build_asset_checks
+from ocr_pipeline.defs.checks import build_asset_checks, checks_dir
 from ocr_pipeline.defs.jobs import inventory_job, ocr_job
 from ocr_pipeline.defs.resources import pipeline_resources
 from ocr_pipeline.defs.schedules import scan_schedules
 from ocr_pipeline.defs.sensors import work_group_sensor
-from ocr_pipeline.settings import deployment_from_env
+from ocr_pipeline.settings import DeploymentSettings, deployment_from_env
 
 
-def executor_from_env(environ: Mapping[str, str] | None = None) -> ExecutorDefinition:
+def executor_for(deployment: DeploymentSettings) -> ExecutorDefinition:
     """The executor of every job: in-process by default, `multiprocess`, or `k8s` (a pod per step)."""
-    choice = deployment_from_env(environ).executor
+    choice = deployment.executor
     if choice == "k8s":
         # Imported here to save start-up time: dagster_k8s pulls in the kubernetes client, which local
         # deployments never need.
@@ -35,17 +34,29 @@ def executor_from_env(environ: Mapping[str, str] | None = None) -> ExecutorDefin
     return in_process_executor
 
 
-def build_definitions(resources: dict[str, Any] | None = None, *, with_automation: bool = True) -> Definitions:
-    """Every asset, check, job, sensor and schedule, wired to `resources` (default: from the environment)."""
+def build_definitions(
+    resources: dict[str, Any] | None = None,
+    *,
+    with_automation: bool = True,
+    deployment: DeploymentSettings | None = None,
+) -> Definitions:
+    """Every asset, check, job, sensor and schedule, wired to `resources` (default: from the environment).
+
+    The deployment settings are read here, once, and handed to what they tune (executor, checks, schedules).
+    """
+    deployment = deployment_from_env() if deployment is None else deployment
     return Definitions(
         assets=ALL_ASSETS,
-        asset_checks=build_asset_checks(),
+        asset_checks=build_asset_checks(checks_dir(deployment)),
         jobs=[inventory_job, ocr_job],
         sensors=[work_group_sensor] if with_automation else [],
-        schedules=scan_schedules() if with_automation else [],
+        schedules=scan_schedules(deployment) if with_automation else [],
         resources=resources if resources is not None else pipeline_resources(),
-        executor=executor_from_env(),
+        executor=executor_for(deployment),
     )
 
 
-defs = build_definitions()
+@definitions
+def defs() -> Definitions:
+    """The code location `dagster dev` and the code server load: built when Dagster asks, not at import."""
+    return build_definitions()

@@ -2,4 +2,6 @@
 
 from dagster import DynamicPartitionsDefinition
 
-work_groups = DynamicPartitionsDefinition(name="work_groups")
+# The name as a plain str: the instance's partition calls want one, and the definition types its name Optional.
+WORK_GROUPS = "work_groups"
+work_groups = DynamicPartitionsDefinition(name=WORK_GROUPS)

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
 import yaml
 from dagster import ScheduleDefinition
 
 from ocr_pipeline.defs.jobs import inventory_job
-from ocr_pipeline.settings import deployment_from_env
+from ocr_pipeline.settings import DeploymentSettings
 
 
-def scan_schedules(environ: Mapping[str, str] | None = None) -> list[ScheduleDefinition]:
+def scan_schedules(deployment: DeploymentSettings) -> list[ScheduleDefinition]:
     """One inventory schedule per source in OCR_PIPELINE_SOURCES_FILE (YAML: name, pdfs, cron), else one default."""
-    deployment = deployment_from_env(environ)
     path = deployment.sources_file
     if not path:
         return [ScheduleDefinition(name="scan_sources", job=inventory_job, cron_schedule=deployment.scan_cron)]

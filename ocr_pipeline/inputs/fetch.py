@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ocr_pipeline.settings import MAX_INPUT_BYTES
-from ocr_pipeline.workspace.s3 import client_from_env, is_missing, parse_s3_uri
+from ocr_pipeline.workspace.s3 import is_missing, parse_s3_uri, require_client
 from ocr_pipeline.workspace.storage import Workspace
 from ocr_pipeline.workspace.tables import local_copy
 
@@ -24,8 +24,8 @@ class InputTooLarge(ValueError):
 
 
 @contextmanager
-def open_input(location: str, workspace: Workspace, input_client: Any = None) -> Iterator[str]:
-    """A local path holding the input's bytes for the duration of the block."""
+def open_input(location: str, workspace: Workspace, input_client: Any | None) -> Iterator[str]:
+    """A local path holding the input's bytes for the duration of the block (`input_client` for s3:// inputs)."""
     if location.startswith("ws:"):
         try:
             with local_copy(workspace, location[3:]) as path:
@@ -44,7 +44,7 @@ def open_input(location: str, workspace: Workspace, input_client: Any = None) ->
 
 @contextmanager
 def _s3_copy(uri: str, client: Any) -> Iterator[str]:
-    client = client if client is not None else client_from_env("input")
+    client = require_client(uri, client, "input")
     bucket, key = parse_s3_uri(uri)
     with tempfile.TemporaryDirectory(prefix="ocr-input-") as tmp:
         path = Path(tmp) / "input"

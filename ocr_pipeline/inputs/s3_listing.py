@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ocr_pipeline.inputs.refs import InputRef, classify
-from ocr_pipeline.workspace.s3 import client_from_env, parse_s3_uri
+from ocr_pipeline.workspace.s3 import parse_s3_uri, require_client
 from ocr_pipeline.workspace.safepaths import safe_relative_path
 
 LIST_PAGE_SIZE = 1000
@@ -26,8 +26,7 @@ def list_s3_inputs(spec: str, client: Any, *, start_after: str | None = None) ->
 
     Keys come in S3's lexicographic order, page by page, so memory stays flat for any prefix size.
     """
-    if client is None:
-        client = client_from_env("input")
+    client = require_client(spec, client, "input")
     bucket, key = parse_s3_uri(spec)
     prefix, pattern = _split_glob(key)
     # Without a glob or a trailing slash, `s3://b/x` is the object `x`, or else the folder `x/`.

@@ -7,6 +7,7 @@ import errno
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ocr_pipeline.engines.vlm.client import ServerNotOpenAIError, ServerNotReadyError, api_base, wait_for_server
 from ocr_pipeline.inputs.specs import InputSpecError
@@ -43,14 +44,14 @@ class RunAbort(Exception):
         self.line, self.exit_code = line, exit_code
 
 
-def check_workspace(uri: str, has_inputs: bool) -> Workspace:
-    """The workspace, opened and written once; RunAbort when it is unusable or there is nothing to do."""
+def check_workspace(uri: str, has_inputs: bool, s3_client: Any | None) -> Workspace:
+    """The workspace (`s3_client` for s3://), opened and written once; RunAbort when unusable or nothing to do."""
     hint = "pass --pdfs PATH_OR_GLOB... (PDFs, folders, globs, .txt lists, archives or s3:// prefixes)"
     if not has_inputs and not uri.startswith("s3://") and not Path(uri).is_dir():
         # A mistyped path must not become a new, empty workspace.
         raise RunAbort(f"no workspace at {uri} and no inputs given: {hint}", EXIT_USAGE)
     try:
-        workspace = open_workspace(uri)
+        workspace = open_workspace(uri, s3_client)
         _check_bucket(workspace)
         if not has_inputs and not list_groups(workspace):
             raise RunAbort(f"the workspace {uri} holds no work groups and no inputs were given: {hint}", EXIT_USAGE)

@@ -10,12 +10,13 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
 from ocr_pipeline.engines.vlm.client import ServerNotReadyError
+from ocr_pipeline.settings import DEFAULT_MODEL, option
 
 log = logging.getLogger(__name__)
 
@@ -26,18 +27,28 @@ class VllmServerError(RuntimeError):
 
 @dataclass
 class VllmLaunchSettings:
-    """How to start vLLM; the one source for both the local launcher and the Kubernetes pod's command."""
+    """How to start vLLM; the one source for the local launcher, its `--vllm*` flags and the Kubernetes pod's command.
 
-    model: str = "allenai/olmOCR-2-7B-1025-FP8"
-    served_model_name: str | None = None  # the name requests use; defaults to `model`
-    host: str = "127.0.0.1"
-    port: int = 30024  # olmOCR's default port
-    max_model_len: int = 16384
-    gpu_memory_utilization: float | None = None
-    tensor_parallel_size: int = 1
-    data_parallel_size: int = 1
-    extra_args: Sequence[str] = field(default_factory=tuple)
-    executable: str = "vllm"
+    Fields with a `flag` are `ocr-pipeline run` flags (the CLI reads their help and default from here).
+    """
+
+    model: str = option(DEFAULT_MODEL, "the checkpoint `vllm serve` loads", flag=False, dagster=False)
+    served_model_name: str | None = option(
+        None, "the name requests use; defaults to `model`", flag=False, dagster=False
+    )
+    host: str = option("127.0.0.1", "address the server listens on", flag=False, dagster=False)
+    port: int = option(30024, "port of the managed server", flag="vllm_port", dagster=False)  # olmOCR's port
+    max_model_len: int = option(16384, "vLLM's --max-model-len", flag=False, dagster=False)
+    gpu_memory_utilization: float | None = option(None, "vLLM's --gpu-memory-utilization", dagster=False)
+    tensor_parallel_size: int = option(1, "vLLM's --tensor-parallel-size", dagster=False)
+    data_parallel_size: int = option(1, "vLLM's --data-parallel-size", dagster=False)
+    extra_args: Sequence[str] = option(
+        (), "more arguments for `vllm serve`, one shell-quoted string", flag="vllm_args", dagster=False
+    )
+    executable: str = option("vllm", "the `vllm` command", flag=False, dagster=False)
+    ready_timeout_s: float = option(
+        900.0, "seconds to wait for the model to load", flag="vllm_ready_timeout", dagster=False
+    )
 
     @property
     def url(self) -> str:
@@ -84,14 +95,14 @@ class ManagedVllmServer:
         self,
         settings: VllmLaunchSettings,
         *,
-        ready_timeout_s: float = 900.0,
+        ready_timeout_s: float | None = None,
         max_restarts: int = 2,
         env: Mapping[str, str] | None = None,
         log_path: str | Path | None = None,
         poll_s: float = 0.5,
     ) -> None:
         self.settings = settings
-        self.ready_timeout_s = ready_timeout_s
+        self.ready_timeout_s = settings.ready_timeout_s if ready_timeout_s is None else ready_timeout_s
         self.max_restarts = max_restarts
         self.env = dict(os.environ if env is None else env)
         self.log_path = Path(log_path) if log_path else Path(tempfile.mkdtemp(prefix="vllm-")) / "vllm.log"

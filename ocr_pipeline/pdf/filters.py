@@ -146,6 +146,6 @@ def check_pdf(doc: pdfium.PdfDocument, text_of_first_pages: str | None = None) -
         if has_text_form_fields(doc):
             return FilterDecision(False, FORM_FIELDS, "the PDF has fillable text fields")
         text = first_pages_text(doc) if text_of_first_pages is None else text_of_first_pages
-    except Exception as exc:  # a broken text layer is no reason to drop a PDF the OCR can read
+    except Exception as exc:  # noqa: BLE001 - a broken text layer is no reason to drop a PDF the OCR can read
         return FilterDecision(True, None, f"filter could not read the PDF: {type(exc).__name__}: {exc}")
     return check_text(text)

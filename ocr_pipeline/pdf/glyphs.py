@@ -13,6 +13,7 @@ import math
 import statistics
 import unicodedata
 from dataclasses import dataclass
+from typing import Any
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -93,9 +94,8 @@ def read_glyphs(textpage: pdfium.PdfTextPage) -> list[Glyph]:
     n = textpage.count_chars()
     if n <= 0:
         return []
-    text: str | None = textpage.get_text_range(0, n)
-    if len(text) != n:  # type: ignore[arg-type]
-        text = None
+    whole = textpage.get_text_range(0, n)
+    text: str | None = whole if len(whole) == n else None
     glyphs: list[Glyph] = []
     i = 0
     while i < n:
@@ -119,7 +119,7 @@ def read_glyphs(textpage: pdfium.PdfTextPage) -> list[Glyph]:
         angle = float(pdfium_c.FPDFText_GetCharAngle(textpage.raw, k))
         vertical = 0.5 < angle % 3.14159 < 2.6  # ~90 or ~270 degrees: text running up or down the page
         turn = (4 - round(angle / (math.pi / 2))) % 4  # pdfium measures clockwise; quarter turns anticlockwise
-        glyphs.append(Glyph(ch, tuple(box), size, vertical, turn))  # type: ignore[arg-type]
+        glyphs.append(Glyph(ch, tuple(box), size, vertical, turn))
     return _attach_accents(glyphs)
 
 
@@ -129,14 +129,14 @@ def _attach_accents(glyphs: list[Glyph]) -> list[Glyph]:
     pending: str | None = None  # an accent typed before its letter (TeX order)
     for k, g in enumerate(glyphs):
         mark = _ACCENTS.get(g.text) if g.box else None
-        if mark:
-            xc = (g.box[0] + g.box[2]) / 2  # type: ignore[index]
+        if mark and g.box:
+            xc = (g.box[0] + g.box[2]) / 2
             prev = out[-1] if out and out[-1].box and out[-1].text[:1].isalpha() else None
             nxt = glyphs[k + 1] if k + 1 < len(glyphs) and glyphs[k + 1].box and glyphs[k + 1].text.isalpha() else None
-            if prev and prev.box[0] - 0.5 <= xc <= prev.box[2] + 0.5:  # type: ignore[index]
+            if prev and prev.box and prev.box[0] - 0.5 <= xc <= prev.box[2] + 0.5:
                 prev.text = unicodedata.normalize("NFC", prev.text + mark)
                 continue
-            if nxt and nxt.box[0] - 0.5 <= xc <= nxt.box[2] + 0.5:  # type: ignore[index]
+            if nxt and nxt.box and nxt.box[0] - 0.5 <= xc <= nxt.box[2] + 0.5:
                 pending = mark
                 continue
         if pending and g.box:
@@ -148,11 +148,13 @@ def _attach_accents(glyphs: list[Glyph]) -> list[Glyph]:
 
 def _script(g: Glyph, base: Glyph | None) -> str:
     """'^' or '_' when `g` is a smaller raised or lowered glyph beside `base`, else ''."""
-    if base is None or not g.size or not base.size or g.size > SCRIPT_SIZE_RATIO * base.size:
+    if base is None or g.box is None or base.box is None:
+        return ""
+    if not g.size or not base.size or g.size > SCRIPT_SIZE_RATIO * base.size:
         return ""
     if not g.text.isalnum() and g.text not in "+-\u2212*\u2032":
         return ""
-    shift = (g.box[1] - base.box[1]) / base.size  # type: ignore[index]
+    shift = (g.box[1] - base.box[1]) / base.size
     if shift > SCRIPT_SHIFT:
         return "^"
     if shift < -SCRIPT_SHIFT / 2:
@@ -166,7 +168,8 @@ def split_runs(glyphs: list[Glyph], page_height: float) -> list[Box]:
     runs: list[Box] = []
     parts: list[str] = []
     boxes: list[tuple[float, float, float, float]] = []
-    state = {"base": None, "script": ""}
+    # The glyph a raised or lowered one is measured against (Glyph | None) and the open script ("^", "_" or "").
+    state: dict[str, Any] = {"base": None, "script": ""}
 
     def close_script() -> None:
         if state["script"]:
@@ -217,7 +220,7 @@ def split_runs(glyphs: list[Glyph], page_height: float) -> list[Box]:
             elif parts and not parts[-1].isspace() and left - last.box[2] > word_gaps.get(k, WORD_GAP_HEIGHTS) * h:
                 close_script()
                 parts.append(" ")
-        script = _script(g, state["base"])  # type: ignore[arg-type]
+        script = _script(g, state["base"])
         if script != state["script"]:
             close_script()
             if script:
@@ -230,8 +233,9 @@ def split_runs(glyphs: list[Glyph], page_height: float) -> list[Box]:
         last, line_end = g, False
     flush()
     if vertical:
-        x0, y0 = min(g.box[0] for g in vertical), min(g.box[1] for g in vertical)  # type: ignore[index]
-        x1, y1 = max(g.box[2] for g in vertical), max(g.box[3] for g in vertical)  # type: ignore[index]
+        placed = [g.box for g in vertical if g.box]  # every vertical glyph has a box: only placed ones are added
+        x0, y0 = min(b[0] for b in placed), min(b[1] for b in placed)
+        x1, y1 = max(b[2] for b in placed), max(b[3] for b in placed)
         runs.append(Box(x0, page_height - y1, x1, page_height - y0, "\u2195" + "".join(g.text for g in vertical)))
     return runs
 

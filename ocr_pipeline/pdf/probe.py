@@ -66,7 +66,7 @@ class PdfOpenError(Exception):
         self.encrypted = encrypted
 
 
-def sha256_file(path: Path, chunk_size: int = 1 << 20) -> str:
+def sha256_file(path: str | Path, chunk_size: int = 1 << 20) -> str:
     """Hex SHA-256 of a file, read in chunks so huge inputs never sit in memory."""
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -94,7 +94,7 @@ class _BoundedBuffer(io.BytesIO):
         super().__init__()
         self.limit = limit
 
-    def write(self, data: bytes) -> int:  # type: ignore[override]
+    def write(self, data: bytes) -> int:  # type: ignore[override]  # pypdf writes bytes, not any buffer
         """Write, or raise OverflowError once the buffer would pass its limit."""
         if self.tell() + len(data) > self.limit:
             raise OverflowError(f"the decrypted copy grew past {self.limit} bytes")
@@ -141,7 +141,7 @@ def _open_encrypted(path: Path) -> pdfium.PdfDocument:
     return doc
 
 
-def open_pdf(path: Path) -> pdfium.PdfDocument:
+def open_pdf(path: str | Path) -> pdfium.PdfDocument:
     """Open a PDF for reading (forms initialised), trying the empty password; raises PdfOpenError with a reason."""
     path = Path(path)
     try:
@@ -191,7 +191,7 @@ def _check_size(path: Path, max_bytes: int) -> tuple[PdfProbe | None, bytes]:
         return PdfProbe(False, 0, UNREADABLE_FILE, f"{type(exc).__name__}: {exc}"), b""
 
 
-def probe_pdf(path: Path, *, max_bytes: int = MAX_INPUT_BYTES, max_pages: int = MAX_PAGES_PER_PDF) -> PdfProbe:
+def probe_pdf(path: str | Path, *, max_bytes: int = MAX_INPUT_BYTES, max_pages: int = MAX_PAGES_PER_PDF) -> PdfProbe:
     """Check that a PDF opens and its pages load; never raises for bad input."""
     path = Path(path)
     rejected, head = _check_size(path, max_bytes)
@@ -206,7 +206,7 @@ def probe_pdf(path: Path, *, max_bytes: int = MAX_INPUT_BYTES, max_pages: int = 
         doc = open_pdf(path)
     except PdfOpenError as exc:
         return PdfProbe(False, 0, exc.reason, exc.detail, exc.encrypted)
-    except Exception as exc:  # PDFium bindings can raise odd errors on hostile files
+    except Exception as exc:  # noqa: BLE001 - PDFium bindings can raise odd errors on hostile files
         return PdfProbe(False, 0, CORRUPT_PDF, f"{type(exc).__name__}: {exc}")
     try:
         encrypted = is_encrypted(doc)
@@ -227,7 +227,7 @@ def _page_loads(doc: pdfium.PdfDocument, index: int) -> bool:
     """Whether one page loads and has a non-degenerate size."""
     try:
         page = doc[index]
-    except Exception:
+    except Exception:  # noqa: BLE001 - a page pdfium cannot load, whatever it raises, is a page that fails
         return False
     try:
         repair_crop_box(page)  # a CropBox off the page is shown as its MediaBox, not refused
@@ -237,7 +237,7 @@ def _page_loads(doc: pdfium.PdfDocument, index: int) -> bool:
         page.close()
 
 
-def probe_image(path: Path, *, max_bytes: int = MAX_INPUT_BYTES) -> PdfProbe:
+def probe_image(path: str | Path, *, max_bytes: int = MAX_INPUT_BYTES) -> PdfProbe:
     """Check that a PNG/JPEG decodes and is not a decompression bomb; one page when ok."""
     path = Path(path)
     rejected, _ = _check_size(path, max_bytes)
@@ -258,7 +258,7 @@ def probe_image(path: Path, *, max_bytes: int = MAX_INPUT_BYTES) -> PdfProbe:
                 img.load()
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         return PdfProbe(False, 0, IMAGE_TOO_LARGE, str(exc))
-    except Exception as exc:  # PIL raises many types (OSError, SyntaxError, ValueError) for bad data
+    except Exception as exc:  # noqa: BLE001 - PIL raises many types (OSError, SyntaxError, ValueError) for bad data
         return PdfProbe(False, 0, CORRUPT_IMAGE, f"{type(exc).__name__}: {exc}")
     return PdfProbe(True, 1, None, f"{width}x{height}")
 

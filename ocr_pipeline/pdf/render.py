@@ -117,7 +117,7 @@ def rotate_png(png: bytes, degrees_clockwise: int) -> RenderedPage:
     return RenderedPage(png=_to_png(out), width=out.width, height=out.height, rotation=degrees)
 
 
-def image_to_page(path: Path, target_longest_dim: int = DEFAULT_TARGET_LONGEST_IMAGE_DIM) -> RenderedPage:
+def image_to_page(path: str | Path, target_longest_dim: int = DEFAULT_TARGET_LONGEST_IMAGE_DIM) -> RenderedPage:
     """A PNG/JPEG input as a page: EXIF orientation applied, RGB, scaled down to the target longest side."""
     with Image.open(path) as img:
         orientation = int(img.getexif().get(_EXIF_ORIENTATION_TAG, 1) or 1)
@@ -144,13 +144,3 @@ def _flatten_to_rgb(img: Image.Image) -> Image.Image:
         return background
     return img.convert("RGB") if img.mode != "RGB" else img.copy()
 
-
-def render_pdf_page_pdf2image(
-    path: Path, page_index: int, target_longest_dim: int = DEFAULT_TARGET_LONGEST_IMAGE_DIM
-) -> Image.Image:
-    """Render one page (0-based) with poppler's pdftoppm via pdf2image; for the benchmark only."""
-    # Imported here: pdf2image is an optional dependency (dev extra; poppler is benchmark-only).
-    from pdf2image import convert_from_path
-
-    images = convert_from_path(str(path), first_page=page_index + 1, last_page=page_index + 1, size=target_longest_dim)
-    return images[0].convert("RGB")

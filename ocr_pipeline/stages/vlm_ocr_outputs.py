@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 from PIL import Image
 
-from ocr_pipeline.engines.base import PageEngine
+from ocr_pipeline.engines.base import OcrEngine, PageFactory, PageRunner, page_runner
 from ocr_pipeline.records import UNREADABLE_PAGE_PREFIX, PageInput, PageResult
 from ocr_pipeline.workspace.keys import ocr_key, pages_key
 from ocr_pipeline.workspace.ledger import read_stage_rejections
@@ -50,10 +51,6 @@ OCR_SCHEMA = pa.schema(
 BLANK_MAX_INK_PIXELS = 24
 INK_CONTRAST = 48
 
-PageFactory = Callable[[], PageInput]
-# Runs page factories through an engine and hands each result to the sink (sync or async inside).
-PageRunner = Callable[[Iterable[PageFactory], Callable[[PageResult], None]], None]
-
 
 @dataclass
 class OcrResult:
@@ -72,16 +69,6 @@ class OcrResult:
     def pages_per_second(self) -> float:
         """Pages done per wall-clock second (memo hits included)."""
         return self.pages / self.seconds if self.seconds > 0 else 0.0
-
-
-def sequential_runner(engine: PageEngine) -> PageRunner:
-    """A runner that reads pages one after another in this thread (the CPU engine)."""
-
-    def run(factories: Iterable[PageFactory], sink: Callable[[PageResult], None]) -> None:
-        for factory in factories:
-            sink(engine.ocr_page(factory()))
-
-    return run
 
 
 def needs_engine(row: dict[str, Any], memo: PageMemo) -> bool:
@@ -141,7 +128,7 @@ def _blank(row: dict[str, Any]) -> PageResult | None:
         return None
     try:
         ink = ink_pixels(row["png"])
-    except Exception:  # an image PIL cannot read is the engine's to judge (and to report)
+    except Exception:  # noqa: BLE001 - an image PIL cannot read is the engine's to judge (and to report)
         return None
     if ink > BLANK_MAX_INK_PIXELS:
         return None
@@ -216,10 +203,22 @@ def ocr_group(
                 record(row["source"], blank, False)
                 continue
             sources[(row["sha256"], row["page_num"])] = row["source"]
-            yield lambda row=row: _page_input(row)
+            yield functools.partial(_page_input, row)
 
     runner(factories(), sink)
     rows.sort(key=lambda r: (r["source"], r["page_num"]))
     write_table(workspace, ocr_key(group), rows, OCR_SCHEMA)
     result.seconds = time.monotonic() - started
     return result
+
+
+def ocr_with_engine(
+    workspace: Workspace,
+    group: str,
+    engine: OcrEngine,
+    target_dim: int,
+    progress: Callable[[int], None] | None = None,
+    streamed: Mapping[tuple[str, int], PageResult] | None = None,
+) -> OcrResult:
+    """ocr_group through an engine: its async runner and its memo key (every launcher calls this)."""
+    return ocr_group(workspace, group, page_runner(engine), engine.memo_key(target_dim), progress, streamed)

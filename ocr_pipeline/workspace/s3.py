@@ -1,13 +1,15 @@
-"""S3 behind the Workspace interface, and boto3 clients built from the environment (no Dagster here)."""
+"""S3 behind the Workspace interface, and the S3 client settings each bucket role declares (no Dagster here)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from ocr_pipeline.settings import fields_of, option, read_env, variable_of
 from ocr_pipeline.workspace.locks import DEFAULT_LOCK_TIMEOUT_S, is_precondition_failure, s3_lock
 from ocr_pipeline.workspace.safepaths import check_key
 
@@ -27,51 +29,67 @@ def parse_s3_uri(uri: str) -> tuple[str, str]:
     return bucket, key
 
 
-# S3 client field <- OCR_PIPELINE_<ROLE>_<suffix>: the one mapping that boto3 clients here and the Dagster
-# S3 client resources both use. Unset fields fall back to boto3's own chain (AWS_ACCESS_KEY_ID, AWS_PROFILE,
-# AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3, ...).
-ROLE_ENV_SUFFIXES = {
-    "aws_access_key_id": "AWS_ACCESS_KEY_ID",
-    "aws_secret_access_key": "AWS_SECRET_ACCESS_KEY",
-    "aws_session_token": "AWS_SESSION_TOKEN",
-    "endpoint_url": "ENDPOINT_URL",
-    "region_name": "REGION",
-    "profile_name": "PROFILE",
-}
+@dataclass
+class S3ClientSettings:
+    """One bucket role's S3 client: `OCR_PIPELINE_<ROLE>_<FIELD>`, `<ROLE>` being WORKSPACE or INPUT.
+
+    The field names are dagster-aws S3Resource's (and the `workspace_s3`/`input_s3` resources'). Unset fields
+    fall back to boto3's own chain (AWS_ACCESS_KEY_ID, AWS_PROFILE, AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3, ...):
+    olmOCR's separate workspace and PDF credentials are the role variables.
+    """
+
+    aws_access_key_id: str | None = option(None, "access key (else boto3's chain)", env="<ROLE>_AWS_ACCESS_KEY_ID")
+    aws_secret_access_key: str | None = option(
+        None, "secret key (else boto3's chain)", env="<ROLE>_AWS_SECRET_ACCESS_KEY", secret=True
+    )
+    aws_session_token: str | None = option(
+        None, "session token, for temporary credentials", env="<ROLE>_AWS_SESSION_TOKEN", secret=True
+    )
+    endpoint_url: str | None = option(
+        None, "S3-compatible endpoint (MinIO, SeaweedFS, R2)", env="<ROLE>_ENDPOINT_URL"
+    )
+    region_name: str | None = option(None, "region (else boto3's chain)", env="<ROLE>_REGION")
+    profile_name: str | None = option(None, "profile in ~/.aws/config", env="<ROLE>_PROFILE")
+
+
 CLIENT_RETRIES = 10
+
+
+def _check_role(role: str) -> str:
+    if role not in ROLES:
+        raise ValueError(f"role must be one of {ROLES}")
+    return role
 
 
 def role_variables(role: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """Client field -> the name of the variable that sets it for `role`, for the variables that are set."""
-    if role not in ROLES:
-        raise ValueError(f"role must be one of {ROLES}")
     env = os.environ if environ is None else environ
-    prefix = f"OCR_PIPELINE_{role.upper()}_"
-    return {name: prefix + suffix for name, suffix in ROLE_ENV_SUFFIXES.items() if env.get(prefix + suffix)}
+    named = {spec.name: variable_of(spec, _check_role(role)) for spec in fields_of(S3ClientSettings)}
+    return {name: var for name, var in named.items() if var and env.get(var)}
 
 
-def client_from_env(role: str = "workspace", profile: str | None = None, environ: dict[str, str] | None = None) -> Any:
-    """A boto3 S3 client for the workspace or the input bucket.
+def client_from_env(role: str, environ: Mapping[str, str] | None = None) -> Any:
+    """A boto3 S3 client for the workspace or the input bucket, from its role variables.
 
-    `OCR_PIPELINE_<ROLE>_AWS_ACCESS_KEY_ID` / `_SECRET_ACCESS_KEY` / `_SESSION_TOKEN` / `_ENDPOINT_URL` /
-    `_REGION` / `_PROFILE` give a role its own credentials (olmOCR's separate workspace and PDF credentials);
-    otherwise boto3's standard chain applies, `AWS_ENDPOINT_URL` and `AWS_ENDPOINT_URL_S3` included.
+    Only entry points call this (the CLI's `pending`/`view`, the OCR worker process): everything below them
+    is handed its client (Dagster's `workspace_s3`/`input_s3` resources, or the entry point's).
     """
-    env = os.environ if environ is None else environ
-    values: dict[str, str | None] = {name: env[var] for name, var in role_variables(role, env).items()}
-    if profile:
-        values["profile_name"] = profile
-    return s3_client(values)
+    return s3_client(asdict(read_env(S3ClientSettings, environ, role=_check_role(role))))
+
+
+def env_client_for(role: str, *uris: str) -> Any:
+    """An entry point's client for `role` when any URI is on S3; None when all are local (they need none)."""
+    return client_from_env(role) if any(u.startswith("s3://") for u in uris) else None
 
 
 def s3_client(fields: Mapping[str, str | None]) -> Any:
-    """A boto3 S3 client from client fields (ROLE_ENV_SUFFIXES' names); unset ones fall back to boto3's chain."""
+    """A boto3 S3 client from S3ClientSettings' fields; unset ones fall back to boto3's chain."""
     # Imported here to save start-up time: boto3 takes ~0.3 s to import and local runs never need it.
     import boto3
     from botocore.config import Config
 
     values = {name: value for name, value in fields.items() if value}
-    unknown = set(values) - set(ROLE_ENV_SUFFIXES)
+    unknown = set(values) - {spec.name for spec in fields_of(S3ClientSettings)}
     if unknown:
         raise ValueError(f"unknown S3 client fields: {sorted(unknown)}")
     endpoint = values.pop("endpoint_url", None)
@@ -79,6 +97,20 @@ def s3_client(fields: Mapping[str, str | None]) -> Any:
     # Adaptive retries back off on 503 SlowDown, throttling and dropped connections.
     config = Config(retries={"max_attempts": CLIENT_RETRIES, "mode": "adaptive"}, connect_timeout=10, read_timeout=120)
     return session.client("s3", endpoint_url=endpoint, config=config)
+
+
+class MissingS3Client(ValueError):
+    """An s3:// URI reached a function without the client it needs (nothing here builds one from the environment)."""
+
+
+def require_client(uri: str, client: Any, role: str) -> Any:
+    """The client for an s3:// URI; MissingS3Client when it is None (the caller must pass its resource's)."""
+    if client is None:
+        raise MissingS3Client(
+            f"{uri} is on S3 but no {role} S3 client was passed: pass the `{role}_s3` resource's client "
+            f"(entry points: workspace.s3.env_client_for({role!r}, uri))"
+        )
+    return client
 
 
 def is_missing(exc: BaseException) -> bool:

@@ -1,4 +1,4 @@
-"""Workspace storage: deterministic keys under a local folder (S3 arrives behind the same interface)."""
+"""Workspace storage: deterministic keys under a local folder, or S3 behind the same interface (client passed in)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ocr_pipeline.workspace.locks import DEFAULT_LOCK_TIMEOUT_S, local_lock
-from ocr_pipeline.workspace.s3 import S3Workspace, client_from_env
+from ocr_pipeline.workspace.s3 import S3Workspace, require_client
 from ocr_pipeline.workspace.safepaths import check_key
 
 
@@ -166,8 +166,8 @@ class LocalWorkspace:
         return self._path(key)
 
 
-def open_workspace(uri: str, s3_client: Any = None) -> Workspace:
-    """The workspace for a local folder or an `s3://bucket/prefix` (client from the environment if not given)."""
+def open_workspace(uri: str, s3_client: Any | None) -> Workspace:
+    """The workspace for a local folder (`s3_client` None), or an `s3://bucket/prefix` read with `s3_client`."""
     if uri.startswith("s3://"):
-        return S3Workspace(uri, s3_client if s3_client is not None else client_from_env("workspace"))
+        return S3Workspace(uri, require_client(uri, s3_client, "workspace"))
     return LocalWorkspace(uri)

@@ -75,7 +75,7 @@ class StreamingTableWriter:
         self._rows: list[dict[str, Any]] = []
         self._rows_per_group = rows_per_group
         # On disk, not in memory: a group's page images can be hundreds of megabytes.
-        self._tmpdir = tempfile.TemporaryDirectory(prefix="ocr-pipeline-")  # noqa: SIM115 - closed in close()
+        self._tmpdir = tempfile.TemporaryDirectory(prefix="ocr-pipeline-")  # closed in close()
         self._path = Path(self._tmpdir.name) / "table.parquet"
         self._writer = pq.ParquetWriter(self._path, schema, compression="zstd")
         self.count = 0

@@ -56,7 +56,7 @@ def test_unreachable_server_fails_fast_with_one_line_and_a_log(tmp_path: Path) -
 
 
 class _NotOpenAI(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:  # http.server's name
         body = b"<html>a web site, not a model server</html>"
         self.send_response(404)
         self.send_header("Content-Length", str(len(body)))

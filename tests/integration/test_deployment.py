@@ -1,8 +1,8 @@
 """The production path as deployed, on one machine: Postgres, SeaweedFS, a VLM server, daemon + webserver.
 
 Nothing is driven in-process: the shipped instance file (deploy/dagster-postgres.yaml) on a real PostgreSQL,
-`dagster-daemon run` (sensor, run queue, backfills, run monitoring) and `dagster-webserver`, whose GraphQL API
-turns the sensor on and launches the "failed and missing" backfill exactly as the UI does.
+`dagster-daemon run` (sensor, run queue, run retries, backfills, run monitoring) and `dagster-webserver`, whose
+GraphQL API turns the sensor on and launches the "failed and missing" backfill exactly as the UI does.
 """
 
 from __future__ import annotations
@@ -50,9 +50,10 @@ def _env(pg: PostgresOnTcp, s3: SeaweedS3, server: str, workspace: str) -> dict[
         "OCR_PIPELINE_SERVER": server,
         "OCR_PIPELINE_PAGES_PER_GROUP": str(PAGES_PER_GROUP),
         "OCR_PIPELINE_MAX_CONCURRENT_REQUESTS": "8",
-        # A run whose server is down fails after 5 s instead of 10 minutes, and the sensor leaves it to a person.
+        # A run whose server is down fails after 5 s instead of 10 minutes; Dagster retries it once, then leaves
+        # it to a person.
         "OCR_PIPELINE_SERVER_READY_TIMEOUT_S": "5",
-        "OCR_PIPELINE_SENSOR_MAX_RETRIES": "0",
+        "OCR_PIPELINE_SENSOR_MAX_RETRIES": "1",
     }
 
 
@@ -79,11 +80,26 @@ def _run_statuses(pg: PostgresOnTcp, group: str) -> list[str]:
     return out.splitlines() if out else []
 
 
+def _runs(pg: PostgresOnTcp, where: str) -> list[dict[str, str]]:
+    """run_id, status and tags of the runs `where` selects, oldest first, from the Postgres run storage."""
+    sql = f"SELECT r.run_id, r.status FROM runs r WHERE {where} ORDER BY r.create_timestamp"
+    runs = [dict(zip(("run_id", "status"), line.split("|"), strict=True)) for line in pg.query(sql).splitlines()]
+    for run in runs:
+        tags = pg.query(f"SELECT key, value FROM run_tags WHERE run_id = '{run['run_id']}'").splitlines()
+        run.update(dict(line.split("|", 1) for line in tags))
+    return runs
+
+
+def _partition_runs(pg: PostgresOnTcp, group: str) -> list[dict[str, str]]:
+    where = f"r.run_id IN (SELECT run_id FROM run_tags WHERE key = 'dagster/partition' AND value = '{group}')"
+    return _runs(pg, where)
+
+
 def _no_overlap_in_gpu_pool(pg: PostgresOnTcp) -> bool:
-    """vlm_ocr_outputs steps (pool `gpu`, limit 1) never ran at the same time in two runs."""
+    """render_and_ocr steps (vlm_ocr_outputs' op; pool `gpu`, limit 1) never ran at the same time in two runs."""
     sql = (
         "SELECT run_id, dagster_event_type, extract(epoch from timestamp) FROM event_logs "
-        "WHERE step_key = 'vlm_ocr_outputs' AND dagster_event_type IN ('STEP_START', 'STEP_SUCCESS', 'STEP_FAILURE')"
+        "WHERE step_key = 'render_and_ocr' AND dagster_event_type IN ('STEP_START', 'STEP_SUCCESS', 'STEP_FAILURE')"
     )
     spans: dict[str, list[float]] = {}
     for line in pg.query(sql).splitlines():
@@ -95,7 +111,7 @@ def _no_overlap_in_gpu_pool(pg: PostgresOnTcp) -> bool:
 
 @pytest.mark.slow
 @pytest.mark.timeout(1200)
-def test_daemon_on_postgres_runs_s3_corpus_and_backfills_a_failed_partition(
+def test_daemon_on_postgres_runs_s3_corpus_retries_and_backfills_a_failed_partition(
     services: tuple[PostgresOnTcp, SeaweedS3], tmp_path: Path
 ) -> None:
     pg, s3 = services
@@ -114,13 +130,19 @@ def test_daemon_on_postgres_runs_s3_corpus_and_backfills_a_failed_partition(
     try:
         with DagsterStack(home, env) as stack:
             assert stack.start_sensor("work_group_sensor") == "RUNNING"
-            # The daemon's first tick registers the groups and queues a run for each; the queue starts them.
+            # The daemon's first tick lists the corpus and queues an inventory run, which reads it, forms the
+            # groups and registers them; a later tick queues a run for each group; the queue starts them.
             def first_runs_succeeded() -> bool:
                 statuses = [_run_statuses(pg, g) for g in FIRST_GROUPS]
                 assert not any("FAILURE" in s for s in statuses), (statuses, stack.log("daemon")[-5000:])
                 return all(s == ["SUCCESS"] for s in statuses)
 
             wait_for("both runs to succeed", first_runs_succeeded, 900, poll_s=5)
+            [inventory] = _runs(pg, "r.pipeline_name = 'inventory_job'")
+            assert inventory["status"] == "SUCCESS" and inventory["dagster/sensor_name"] == "work_group_sensor"
+            logs = pg.query(f"SELECT count(*) FROM event_logs WHERE run_id = '{inventory['run_id']}' "
+                            "AND event LIKE '%4 new inputs in 2 new groups, 2 partitions registered%'")  # fmt: skip
+            assert logs == "1"  # the scan's work is in its own run, with its log in the UI
             assert _accounted(ws) == {**{s: "document" for s in sources[1:]}, sources[0]: "corrupt_pdf"}
             assert sorted(_shards(ws)) == [f"dolma/{g}.jsonl.gz" for g in FIRST_GROUPS]
             docs = [d for data in _shards(ws).values() for d in read_gzip_jsonl(data)]
@@ -138,10 +160,19 @@ def test_daemon_on_postgres_runs_s3_corpus_and_backfills_a_failed_partition(
             assert proc.returncode == 0, proc.stdout + proc.stderr
             assert _shards(S3Workspace("s3://ocr-ws/cli", s3.client())) == daemon_shards
 
-            # The server goes away; a new input arrives; the sensor's next tick runs its group, which fails.
+            # The server goes away; a new input arrives; the sensor's ticks scan it and run its group, which fails;
+            # Dagster's run retries rerun it once (OCR_PIPELINE_SENSOR_MAX_RETRIES=1), and it fails again.
             vlm.stop()
             late = corpora.upload(s3.client(), "pdfs-in", "corpus/", {"late_2p.pdf": corpora.numbered_pdf("late", 2)})
-            wait_for("the late group's run to fail", lambda: _run_statuses(pg, LATE_GROUP) == ["FAILURE"], 300, 3)
+            def retried_and_final() -> list[dict[str, str]] | None:
+                runs = _partition_runs(pg, LATE_GROUP)
+                statuses = [r["status"] for r in runs]
+                return runs if statuses == ["FAILURE", "FAILURE"] and "dagster/will_retry" in runs[1] else None
+
+            first, retry = wait_for("the late group's run and its retry to fail", retried_and_final, 600, 3)
+            assert first["dagster/max_retries"] == "1" and first["dagster/retry_strategy"] == "ALL_STEPS"
+            assert retry["dagster/parent_run_id"] == first["run_id"] and retry["dagster/retry_number"] == "1"
+            assert retry["dagster/will_retry"] == "false"  # retries spent: left for a person
             statuses = stack.partition_statuses("dolma_shards")
             failed_and_missing = sorted(set(statuses["failedPartitions"]) | set(statuses["unmaterializedPartitions"]))
             assert failed_and_missing == [LATE_GROUP] and not ws.exists(f"dolma/{LATE_GROUP}.jsonl.gz")
@@ -155,7 +186,7 @@ def test_daemon_on_postgres_runs_s3_corpus_and_backfills_a_failed_partition(
 
             done = wait_for("the backfill", finished, 300, 3)
             assert done in ("COMPLETED_SUCCESS", "COMPLETED"), (done, stack.log("daemon")[-3000:])
-            assert _run_statuses(pg, LATE_GROUP) == ["FAILURE", "SUCCESS"]
+            assert _run_statuses(pg, LATE_GROUP) == ["FAILURE", "FAILURE", "SUCCESS"]
             assert _accounted(ws)[late[0]] == "document"
             statuses = stack.partition_statuses("dolma_shards")
             assert sorted(statuses["materializedPartitions"]) == [*FIRST_GROUPS, LATE_GROUP]

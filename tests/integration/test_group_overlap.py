@@ -164,7 +164,8 @@ def test_a_failed_group_leaves_the_others_done_and_the_rerun_completes_it(
     with VlmTestServer() as server:
         settings = _settings(tmp_path, "ws", server, 2)
         # The middle group cannot publish its rendered pages (a folder stands where its file goes): its run fails
-        # before its "rendered" milestone; with one worker, group 3 starts only if the failed run frees its slot.
+        # before it reports page_images materialized; with one worker, group 3 starts only if the failed run frees
+        # its slot.
         blocker = Path(settings.workspace) / pages_key("g000002")
         (blocker / "in-the-way").mkdir(parents=True)
         summary, ws = _run(settings)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from dagster import (
     AssetExecutionContext,
+    AssetKey,
     AssetSelection,
     DagsterInstance,
     MaterializeResult,
@@ -106,6 +107,7 @@ def test_pipes_k8s_client_launches_the_pod_on_an_emulated_api_server(
             model="olmocr-test",
             api_key="sekret",
             ocr_launcher="k8s",
+            hourly_cost_usd=3.6,  # the GPU pod's price: its metadata names the cost as a local run's does
         )
         instance = DagsterInstance.ephemeral()
         group = _inventory(settings, instance)
@@ -129,3 +131,7 @@ def test_pipes_k8s_client_launches_the_pod_on_an_emulated_api_server(
         assert len(server.requests) == 2 and not server.violations
         [doc] = read_gzip_jsonl(LocalWorkspace(settings.workspace).read_bytes(dolma_key(group)))
         assert doc["metadata"]["engine"] == "vlm" and doc["metadata"]["model"] == "olmocr-test"
+        event = instance.get_latest_materialization_event(AssetKey("vlm_ocr_outputs"))
+        meta = {k: v.value for k, v in event.asset_materialization.metadata.items()}
+        assert meta["engine"] == "vlm" and meta["model"] == "olmocr-test" and meta["pages"] == 2
+        assert meta["usd_per_million_pages"] > 0 and meta["hourly_cost_usd"] == 3.6

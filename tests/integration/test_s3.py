@@ -15,7 +15,7 @@ import pytest
 from dagster import DagsterInstance, DagsterRunStatus, Definitions, build_sensor_context
 from dagster._core.test_utils import create_run_for_test
 
-from ocr_pipeline.defs.definitions import defs as project_defs
+from ocr_pipeline.defs.definitions import defs as load_project_defs
 from ocr_pipeline.defs.materialize import run_resources
 from ocr_pipeline.defs.sensors import work_group_sensor
 from ocr_pipeline.local_run import run_local
@@ -118,39 +118,50 @@ def test_sensor_registers_groups_and_requests_each_run_once(s3_env: SeaweedS3) -
     _bucket(s3_env, "sensor-ws")
     settings = PipelineSettings(workspace="s3://sensor-ws/w", pdfs=["s3://sensor-in/new/"], pages_per_group=3)
     resources = run_resources(settings)
+    project_defs = load_project_defs()
     defs = Definitions(
         assets=project_defs.assets, asset_checks=project_defs.asset_checks, jobs=project_defs.jobs, resources=resources
     )
     job = defs.resolve_job_def("ocr_job")
     instance = DagsterInstance.ephemeral()
 
-    def tick(cursor: str | None) -> tuple[list[str], str | None]:
+    def tick(cursor: str | None) -> tuple[int, list[str], str | None]:
+        """(inventory runs, groups run, cursor) of one tick, each requested run executed as the daemon would."""
         with build_sensor_context(instance=instance, resources=resources, cursor=cursor) as context:
             result = work_group_sensor(context)
-        for request in result.dynamic_partitions_requests:
-            instance.add_dynamic_partitions("work_groups", list(request.partition_keys))
-        for run in result.run_requests:
+        inventory = [r for r in result.run_requests if r.job_name == "inventory_job"]
+        for run in inventory:  # it reads the inputs, forms the groups and registers them
+            inventory_job = defs.resolve_job_def("inventory_job")
+            assert inventory_job.execute_in_process(run_config=run.run_config, instance=instance, tags=run.tags).success
+        groups = [r for r in result.run_requests if r.job_name == "ocr_job"]
+        for run in groups:
             tags = {**run.tags, "dagster/partition": run.partition_key}
             assert job.execute_in_process(partition_key=run.partition_key, instance=instance, tags=tags).success
-        return [r.partition_key for r in result.run_requests], result.cursor
+        return len(inventory), [r.partition_key for r in groups], result.cursor
 
-    ran, cursor = tick(None)
+    scans, ran, cursor = tick(None)
+    assert scans == 1 and ran == []  # the tick only lists; its inventory run forms and registers the groups
+    scans, ran, cursor = tick(cursor)
     # Three inputs, each estimated at 60 pages (the sampled mean of 1 and 120), in groups of three pages: one each.
     assert ran == ["g000001", "g000002", "g000003"] and instance.get_dynamic_partitions("work_groups") == ran
     ws = S3Workspace("s3://sensor-ws/w", s3_env.client())
     assert sorted(ws.list("dolma/")) == [f"dolma/{g}.jsonl.gz" for g in ran]
-    assert tick(cursor)[0] == []
+    scans, ran, cursor = tick(cursor)
+    assert (scans, ran) == (0, [])
     s3_env.client().put_object(Bucket="sensor-in", Key="new/later.pdf", Body=pdfgen.text_pdf([["Late arrival."]]))
-    ran, cursor = tick(cursor)
+    scans, ran, cursor = tick(cursor)
+    assert (scans, ran) == (1, [])
+    scans, ran, cursor = tick(cursor)
     assert ran == ["g000004"]
-    assert tick(cursor)[0] == []
-    # A failed run earns one rerun request keyed by that run, never a duplicate.
+    scans, ran, cursor = tick(cursor)
+    assert (scans, ran) == (0, [])
+    # A failed run is retried by Dagster (its `dagster/max_retries` tag), never a second request from the sensor.
     ws.delete("dolma/g000004.jsonl.gz")
-    failed = create_run_for_test(instance, job_name="ocr_job", status=DagsterRunStatus.FAILURE,
-                                 tags={"dagster/partition": "g000004"})  # fmt: skip
+    create_run_for_test(instance, job_name="ocr_job", status=DagsterRunStatus.FAILURE,
+                        tags={"dagster/partition": "g000004"})  # fmt: skip
     with build_sensor_context(instance=instance, resources=resources, cursor=cursor) as context:
         result = work_group_sensor(context)
-    assert [r.run_key for r in result.run_requests] == [f"g000004:after:{failed.run_id}"]
+    assert result.run_requests == []
 
 
 def test_throttling_and_dropped_connections_are_retried(s3_env: SeaweedS3, monkeypatch: pytest.MonkeyPatch) -> None:

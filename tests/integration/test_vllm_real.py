@@ -33,7 +33,7 @@ from ocr_pipeline.engines.vlm.prompts import GUIDED_REGEX, MAX_TOKENS, build_req
 from ocr_pipeline.engines.vlm.vlm_engine import VlmEngine
 from ocr_pipeline.launch.vllm_server import ManagedVllmServer, VllmLaunchSettings
 from ocr_pipeline.local_run import run_local
-from ocr_pipeline.records import PageInput
+from ocr_pipeline.records import PageInput, PageResult
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.pdf_inventory import list_groups
 from ocr_pipeline.workspace.keys import dolma_key, ocr_key, partial_key, rejected_key
@@ -151,7 +151,7 @@ def test_engine_reads_a_page_through_real_vllm(real_vllm: RealServer) -> None:
     page = PageInput(source_hash="f" * 64, page_num=1, png=_page_png(), text_layer="the text layer")
     engine = VlmEngine(real_vllm.url, SERVED, max_page_retries=2, guided_decoding=True)
 
-    async def go():  # noqa: ANN202
+    async def go() -> PageResult:
         async with engine:
             return await engine.aocr_page(page)
 

@@ -34,8 +34,8 @@ def test_a_trickling_server_hits_the_whole_request_deadline() -> None:
     # One byte every 0.2 s never trips a per-read timeout; the 1 s deadline covers the whole request.
     with HostileServer("trickle", interval_s=0.2) as server:
         result, elapsed = _ocr(server.url, timeout_s=1.0)
-    assert result.is_fallback and result.text == "the text layer"  # type: ignore[attr-defined]
-    assert "no complete reply within 1s" in result.error  # type: ignore[attr-defined]
+    assert result.is_fallback and result.text == "the text layer"  # type: ignore[attr-defined]  # a PageResult
+    assert "no complete reply within 1s" in result.error  # type: ignore[attr-defined]  # as above
     assert server.connections == 4  # 2 page attempts x (1 try + 1 retry)
     assert elapsed < 60  # generous: the bound, not a speed, is what is tested
 
@@ -43,7 +43,7 @@ def test_a_trickling_server_hits_the_whole_request_deadline() -> None:
 def test_an_endless_body_is_cut_at_the_size_max_tokens_allows() -> None:
     with HostileServer("endless") as server:
         result, _ = _ocr(server.url, timeout_s=120.0)
-    assert result.is_fallback and "longer than" in result.error  # type: ignore[attr-defined]
+    assert result.is_fallback and "longer than" in result.error  # type: ignore[attr-defined]  # as above
     # max_tokens 8000 allows 512 KiB; the client stopped reading near there (socket buffers aside).
     assert server.sent_bytes < 64 * 1024 * 1024
 

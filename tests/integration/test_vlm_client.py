@@ -41,7 +41,7 @@ def server() -> Iterator[VlmTestServer]:
 
 def call(url: str, body: dict | None = None, **kwargs: object) -> dict:
     async def go() -> dict:
-        async with VlmClient(url, backoff=FAST, **kwargs) as client:  # type: ignore[arg-type]
+        async with VlmClient(url, backoff=FAST, **kwargs) as client:  # type: ignore[arg-type]  # options vary
             return await client.chat_completion(body or build_request(PNG, model="m"))
 
     return asyncio.run(go())

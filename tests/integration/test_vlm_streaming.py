@@ -63,7 +63,7 @@ def test_streamed_run_writes_the_same_outputs_and_sends_each_page_once(
     assert streamed_group == group
     assert _outputs(streamed_ws, group) == _outputs(plain_ws, group)
     # It did stream: the first page left before page_images published the group's pages.
-    published = streamed_ws.local_path(pages_key(group)).stat().st_mtime  # type: ignore[union-attr]
+    published = streamed_ws.local_path(pages_key(group)).stat().st_mtime  # type: ignore[union-attr]  # local: a path
     first_sent = min(r.started for r in streamed) + time.time() - time.monotonic()
     assert first_sent < published
 

@@ -29,7 +29,7 @@ def crossed_gutter_pdf() -> bytes:
         "two columns, and on to the right margin, as captions of full-width figures do in journals.",
     ]
 
-    def columns(c, y: float, tag: str) -> float:  # type: ignore[no-untyped-def]
+    def columns(c, y: float, tag: str) -> float:  # type: ignore[no-untyped-def]  # `c`: reportlab's untyped Canvas
         c.setFont("Helvetica", 10)
         for k, (left, right) in enumerate(
             zip(column_lines(f"{tag} left", 12), column_lines(f"{tag} right", 12), strict=True)
@@ -38,7 +38,7 @@ def crossed_gutter_pdf() -> bytes:
             c.drawString(RIGHT_X, y - k * pitch - pitch / 2, right)
         return y - 12 * pitch
 
-    def draw(c) -> None:  # type: ignore[no-untyped-def]
+    def draw(c) -> None:  # type: ignore[no-untyped-def]  # `c`: reportlab's untyped Canvas
         c.setFont("Helvetica-Bold", 16)
         c.drawString(LEFT_X, H - 70, TITLE)
         y = columns(c, H - 100, "upper")

@@ -69,7 +69,7 @@ class FaultProxy:
                     self.wfile.write(data)
                 conn.close()
 
-            do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _handle  # noqa: N815
+            do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _handle  # noqa: N815 - http.server's handler names
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True

@@ -45,7 +45,7 @@ def container_env(container: Mapping[str, Any], secrets: Mapping[str, Mapping[st
     return env
 
 
-class _ApiServer(KubernetesEmulator):  # type: ignore[misc]
+class _ApiServer(KubernetesEmulator):  # type: ignore[misc]  # kmock ships no types: a base of type Any
     """kmock's emulator, plus what the API server adds on create: namespace, uid, `status.phase: Pending`."""
 
     async def _handle(self, request: Any) -> Any:
@@ -112,7 +112,7 @@ class EmulatedCluster:
 
     async def _serve_log(self, request: Any) -> bytes:
         # `follow=true` streams until the container exits; here the whole log is sent once it has.
-        name = LOG_PATH.match(request.url.path)["name"]  # type: ignore[index]
+        name = LOG_PATH.match(request.url.path)["name"]  # type: ignore[index]  # the route only matches log paths
         await self._done[name].wait()
         return self.logs[name]
 

@@ -55,7 +55,7 @@ def draw_page(
 
 def page_input(seed: int, *, text_layer: str = "", turned: int = 0, **kwargs: object) -> PageInput:
     """A PageInput wrapping draw_page(seed); source_hash and page_num derive from the seed."""
-    png = draw_page(seed, turned=turned, **kwargs)  # type: ignore[arg-type]
+    png = draw_page(seed, turned=turned, **kwargs)  # type: ignore[arg-type]  # draw_page's own keywords, passed through
     with Image.open(io.BytesIO(png)) as img:
         width, height = img.size
     source = hashlib.sha1(f"doc-{seed // 1000}".encode()).hexdigest()

@@ -51,7 +51,7 @@ class SeaweedS3:
 
     def __init__(self, data_dir: str | None = None) -> None:
         self._tmp = None if data_dir else tempfile.TemporaryDirectory(prefix="seaweed-")
-        self.data_dir = Path(data_dir or self._tmp.name)  # type: ignore[union-attr]
+        self.data_dir = Path(data_dir or self._tmp.name)  # type: ignore[union-attr]  # _tmp set then
         self.ports = {name: _free_port_pair() for name in ("master", "volume", "filer", "s3", "admin")}
         self.endpoint = f"http://127.0.0.1:{self.ports['s3']}"
         self._proc: subprocess.Popen[bytes] | None = None

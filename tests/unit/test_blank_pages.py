@@ -8,10 +8,11 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 
+from ocr_pipeline.engines.factory import SequentialEngine
 from ocr_pipeline.records import PageInput, PageResult
 from ocr_pipeline.stages.dolma_documents import build_document
 from ocr_pipeline.stages.page_images import PAGES_SCHEMA
-from ocr_pipeline.stages.vlm_ocr_outputs import ocr_group, sequential_runner
+from ocr_pipeline.stages.vlm_ocr_outputs import ocr_with_engine
 from ocr_pipeline.workspace.keys import ocr_key, pages_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_rows, write_table
@@ -61,7 +62,7 @@ def test_blank_pages_skip_the_engine_and_count_as_neither_error_nor_fallback(tmp
     ]
     write_table(ws, pages_key("g1"), pages, PAGES_SCHEMA)
     engine = CountingEngine()
-    result = ocr_group(ws, "g1", sequential_runner(engine), "key")
+    result = ocr_with_engine(ws, "g1", SequentialEngine(engine, "r1"), 1288)
     assert engine.calls == 2  # the page number and the page with a text layer; four blank pages cost nothing
     assert result.pages == 6 and result.error_pages == 0 and result.fallback_pages == 0
     rows = {(r["sha256"], r["page_num"]): r for r in read_rows(ws, ocr_key("g1"))}

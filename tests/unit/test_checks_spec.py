@@ -78,7 +78,7 @@ def test_mistakes_name_file_and_line(tmp_path: Path, body: str, line: int, messa
 def test_definitions_load_fails_on_a_bad_file(tmp_path: Path) -> None:
     _write(tmp_path, "assets:\n  dolma_shards:\n    columns:\n      id: [unique, nonsense]\n", "bad.yml")
     env = {**os.environ, "OCR_PIPELINE_CHECKS_DIR": str(tmp_path)}
-    code = "import ocr_pipeline.defs.definitions"
+    code = "from ocr_pipeline.defs.definitions import defs; defs()"  # what Dagster does to load the location
     proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True)
     assert proc.returncode != 0
     assert f"{tmp_path / 'bad.yml'}:4: unknown test 'nonsense'" in proc.stderr

@@ -105,6 +105,7 @@ def test_upright_page_read_confidently_skips_the_orientation_pass(engine: CpuEng
     png = _png(pdfgen.scan_pdf(pdfgen.text_pdf([S[:3]]), dpi=100), 1000)
     calls: list[int] = []
     recognise = engine._recognise
+    # Counts the batches; restored below.
     engine._recognise = lambda crops: calls.append(len(crops)) or recognise(crops)  # type: ignore[method-assign]
     try:
         result = engine.ocr_page(PageInput("h", 1, png))

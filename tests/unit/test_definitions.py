@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dagster import AssetCheckKey, AssetKey
 
-from ocr_pipeline.defs.definitions import defs
+from ocr_pipeline.defs.definitions import defs as load_defs
+
+# The code location is built when Dagster asks for it (a lazy `@definitions`), here once for every test.
+defs = load_defs()
 
 
 def test_asset_graph_snapshot() -> None:
@@ -48,7 +51,7 @@ def test_pipeline_config_mirrors_the_plain_settings() -> None:
 
 
 def test_cost_per_million_pages() -> None:
-    from ocr_pipeline.launch.ocr_step import cost_metadata
+    from ocr_pipeline.launch.ocr_metadata import cost_metadata
     from ocr_pipeline.settings import settings_from_env
 
     unset = settings_from_env({}).hourly_cost_usd

@@ -1,4 +1,4 @@
-"""The shipped Dagster instance files: valid for Dagster 1.13, the same settings, only the storage differs."""
+"""The shipped Dagster instance files: valid for Dagster 1.13, run retries on, only the storage differs."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ def test_instance_file_is_valid_dagster_config(name: str, tmp_path: Path) -> Non
     assert config["concurrency"]["runs"]["max_concurrent_runs"] >= 1
     assert config["concurrency"]["pools"]["default_limit"] == 1  # the `gpu` pool, unless set in the instance
     assert config["run_monitoring"]["enabled"] is True
+    # Failed partitions are retried by Dagster, as often as the sensor's `dagster/max_retries` tag says.
+    assert config["run_retries"] == {"enabled": True, "max_retries": 0, "retry_on_asset_or_op_failure": True}
 
 
 def test_postgres_file_differs_only_in_storage() -> None:
@@ -50,6 +52,8 @@ def test_local_instance_loads_with_the_queue_and_pool(tmp_path: Path) -> None:
     with DagsterInstance.from_config(env["DAGSTER_HOME"]) as instance:
         assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
         assert instance.event_log_storage.get_concurrency_info("gpu").limit == 1
+        assert instance.run_retries_enabled and instance.run_retries_max_retries == 0
+        assert instance.run_retries_retry_on_asset_or_op_failure
 
 
 def test_postgres_setup_refuses_missing_variables(tmp_path: Path) -> None:

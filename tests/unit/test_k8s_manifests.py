@@ -156,7 +156,11 @@ def test_executor_is_chosen_by_env(monkeypatch: pytest.MonkeyPatch) -> None:
     from dagster import in_process_executor, multiprocess_executor
     from dagster_k8s import k8s_job_executor
 
-    from ocr_pipeline.defs.definitions import executor_from_env
+    from ocr_pipeline.defs.definitions import executor_for
+    from ocr_pipeline.settings import deployment_from_env
+
+    def executor_from_env() -> object:
+        return executor_for(deployment_from_env())
 
     monkeypatch.setenv("OCR_PIPELINE_EXECUTOR", "k8s")
     assert executor_from_env() is k8s_job_executor

@@ -2,22 +2,34 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
-from ocr_pipeline.cli import build_parser, run_flags
-from ocr_pipeline.defs.resources import PipelineConfig, config_from_env
+from ocr_pipeline.cli import build_parser, main, run_flags, vllm_flags
+from ocr_pipeline.defs.resources import PipelineConfig, S3ClientResource, config_from_env
+from ocr_pipeline.launch.k8s.config import K8sLaunchConfig
+from ocr_pipeline.launch.vllm_server import VllmLaunchSettings
 from ocr_pipeline.settings import (
+    DEFAULT_MODEL,
+    FALSE_WORDS,
+    TRUE_WORDS,
     DeploymentSettings,
     PipelineSettings,
+    declared_default,
     deployment_from_env,
     environment_rows,
+    field_types,
+    read_env,
     samples_dir,
     settings_from_env,
 )
+from ocr_pipeline.workspace.s3 import S3ClientSettings
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -97,3 +109,105 @@ def test_the_cli_takes_its_variables_as_defaults_and_flags_win(monkeypatch: pyte
     assert exported.pdfs == []  # inputs are always given on the command line
     flagged = settings_from_args(build_parser().parse_args(["run", "ws", "--pages-per-group", "9"]))
     assert flagged.pages_per_group == 9
+
+
+@pytest.mark.parametrize(
+    ("config", "declared"), [(PipelineConfig, PipelineSettings), (S3ClientResource, S3ClientSettings)]
+)
+def test_resource_classes_are_written_out_in_step_with_their_declaration(config: type, declared: type) -> None:
+    # Ordinary classes (a type checker sees each field), with the declared names, types, defaults and help.
+    kinds = field_types(declared)
+    specs = {f.name: f for f in fields(declared) if f.metadata["dagster"]}
+    assert list(config.model_fields) == list(specs)  # same fields, same order
+    for name, model_field in config.model_fields.items():
+        assert model_field.annotation == kinds[name], name
+        assert model_field.get_default(call_default_factory=True) == declared_default(specs[name]), name
+        assert model_field.description == specs[name].metadata["help"], name
+
+
+def test_one_boolean_and_list_syntax_for_every_settings_class() -> None:
+    for word in TRUE_WORDS + tuple(w.upper() for w in TRUE_WORDS):
+        assert settings_from_env({"OCR_PIPELINE_MARKDOWN": word}).markdown is True
+        assert deployment_from_env({"OCR_PIPELINE_STREAM_PAGES": word}).stream_pages is True
+    for word in FALSE_WORDS:
+        assert settings_from_env({"OCR_PIPELINE_MARKDOWN": word}).markdown is False
+        assert deployment_from_env({"OCR_PIPELINE_STREAM_PAGES": word}).stream_pages is False
+    # A word that is neither is an error naming the variable, not a silent False.
+    with pytest.raises(ValueError, match="OCR_PIPELINE_STREAM_PAGES"):
+        deployment_from_env({"OCR_PIPELINE_STREAM_PAGES": "enabled"})
+    with pytest.raises(ValueError, match="OCR_PIPELINE_K8S_VLLM_PORT"):
+        K8sLaunchConfig.from_env({"OCR_PIPELINE_K8S_VLLM_PORT": "eighty"})
+    # Lists: comma-separated or a JSON array, in the pipeline's settings as in the pod's.
+    assert settings_from_env({"OCR_PIPELINE_PDFS": '["a,1.pdf", "b.pdf"]'}).pdfs == ["a,1.pdf", "b.pdf"]
+    k8s = K8sLaunchConfig.from_env({"OCR_PIPELINE_K8S_NODE_SELECTOR": '{"pool": "gpu"}'})
+    assert k8s.node_selector == {"pool": "gpu"}
+    with pytest.raises(ValueError, match="OCR_PIPELINE_K8S_TOLERATIONS"):
+        K8sLaunchConfig.from_env({"OCR_PIPELINE_K8S_TOLERATIONS": "gpu"})  # a toleration is an object: JSON only
+    # The S3 roles' variables go through the same parser, `<ROLE>` filled in.
+    env = {"OCR_PIPELINE_INPUT_ENDPOINT_URL": "http://in", "OCR_PIPELINE_WORKSPACE_REGION": "eu-west-1"}
+    assert read_env(S3ClientSettings, env, role="input").endpoint_url == "http://in"
+    assert read_env(S3ClientSettings, env, role="workspace") == S3ClientSettings(region_name="eu-west-1")
+
+
+def test_a_bad_variable_is_a_usage_error_of_the_cli(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("OCR_PIPELINE_MARKDOWN", "sure")
+    assert main(["pending", "ws"]) == 2
+    assert "OCR_PIPELINE_MARKDOWN" in capsys.readouterr().err
+
+
+def test_no_default_is_written_twice() -> None:
+    # The CLI's --vllm* flags show VllmLaunchSettings' defaults; the pod's port and the model name are those too.
+    shown = {name: options.get("default") for name, options in vllm_flags()}
+    launch = VllmLaunchSettings()
+    assert shown == {
+        "vllm": None,
+        "vllm_port": launch.port,
+        "gpu_memory_utilization": launch.gpu_memory_utilization,
+        "tensor_parallel_size": launch.tensor_parallel_size,
+        "data_parallel_size": launch.data_parallel_size,
+        "vllm_args": "",
+        "vllm_ready_timeout": launch.ready_timeout_s,
+    }
+    assert K8sLaunchConfig().vllm_port == launch.port
+    assert launch.model == PipelineSettings(workspace="w").model == DEFAULT_MODEL
+    source = "\n".join(p.read_text() for p in (REPO / "ocr_pipeline").rglob("*.py"))
+    assert source.count("30024") == 1 and source.count(DEFAULT_MODEL) == 1
+
+
+def test_nothing_is_read_from_the_environment_at_import() -> None:
+    # Variables that do not parse break whoever reads them: importing the modules that declare or use settings,
+    # the code location's included (its `defs` is a lazy `@definitions`), must read none of them.
+    modules = [
+        "ocr_pipeline.settings",
+        "ocr_pipeline.workspace.s3",
+        "ocr_pipeline.workspace.storage",
+        "ocr_pipeline.launch.k8s.config",
+        "ocr_pipeline.launch.vllm_server",
+        "ocr_pipeline.defs.resources",
+        "ocr_pipeline.defs.checks",
+        "ocr_pipeline.defs.schedules",
+        "ocr_pipeline.defs.sensors",
+        "ocr_pipeline.defs.definitions",
+        "ocr_pipeline.defs.materialize",
+        "ocr_pipeline.local_run",
+        "ocr_pipeline.cli",
+    ]
+    bad = {
+        "OCR_PIPELINE_STREAM_PAGES": "maybe",
+        "OCR_PIPELINE_SENSOR_MAX_RUNS": "many",
+        "OCR_PIPELINE_EXECUTOR": "celery",
+        "OCR_PIPELINE_CHECKS_DIR": "/nonexistent/checks",
+        "OCR_PIPELINE_PAGES_PER_GROUP": "lots",
+        "OCR_PIPELINE_K8S_VLLM_PORT": "eighty",
+    }
+    code = "import importlib, sys\nfor m in sys.argv[1:]:\n    importlib.import_module(m)\n"
+    env = {**os.environ, **bad}
+    proc = subprocess.run([sys.executable, "-c", code, *modules], env=env, cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    # ...and the variables are read when asked: loading the code location fails on the bad executor.
+    env = {**os.environ, "OCR_PIPELINE_EXECUTOR": "celery"}
+    code = "from ocr_pipeline.defs.definitions import defs; defs()"
+    proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode != 0 and "OCR_PIPELINE_EXECUTOR" in proc.stderr

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from ocr_pipeline.engines.vlm import prompts
 from ocr_pipeline.engines.vlm.prompts import (
     GUIDED_REGEX,
     MAX_TOKENS,
@@ -117,3 +118,24 @@ def test_finish_reason_and_context_limits() -> None:
     assert parse_reply(reply(good, prompt=10000, completion=6384)).text == "text"
     with pytest.raises(ReplyError):
         parse_reply({"choices": []})
+
+
+def test_the_prompt_version_follows_the_prompt_and_the_request_shape(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The memo key holds PROMPT_VERSION: any change to what is sent must change it, without a hand-made bump.
+    assert re.fullmatch(r"olmocr-v4-yaml-[0-9a-f]{12}", PROMPT_VERSION)
+    assert prompts.prompt_version() == PROMPT_VERSION  # stable: the same module gives the same version
+    changes = {
+        "PROMPT_TEXT": PROMPT_TEXT.replace("LateX", "LaTeX"),
+        "GUIDED_REGEX": GUIDED_REGEX + "?",
+        "MAX_TOKENS": MAX_TOKENS + 1,
+        "TEMPERATURE_BY_ATTEMPT": (0.0, *prompts.TEMPERATURE_BY_ATTEMPT[1:]),
+        "MODEL_MAX_CONTEXT": prompts.MODEL_MAX_CONTEXT * 2,
+    }
+    seen = {PROMPT_VERSION}
+    for name, value in changes.items():
+        with monkeypatch.context() as patch:
+            patch.setattr(prompts, name, value)
+            version = prompts.prompt_version()
+        assert version.startswith("olmocr-v4-yaml-") and version not in seen, name
+        seen.add(version)
+    assert prompts.prompt_version() == PROMPT_VERSION  # and back once the prompt is olmOCR's again

@@ -203,7 +203,7 @@ class CpuEngine:
                 result.is_rotation_valid = result.rotation_correction == 0
                 result.is_table = ocr.pop("is_table")
                 result.extra.update(source="ocr", rotation_applied=bool(result.rotation_correction), **ocr)
-            except Exception as exc:  # a bad page must not stop the document: fall back, and say so
+            except Exception as exc:  # noqa: BLE001 - a bad page must not stop the document: fall back, and say so
                 result.error = f"{type(exc).__name__}: {exc}"
                 result.is_fallback = True
                 result.extra["source"] = "text_layer_fallback"

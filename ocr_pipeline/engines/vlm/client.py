@@ -223,7 +223,8 @@ class VlmClient:
 
 def plain_cause(exc: BaseException) -> str:
     """A connection failure in a few words: connection refused, host not found, timed out."""
-    chain, seen = [], exc
+    chain: list[BaseException] = []
+    seen: BaseException | None = exc
     while seen is not None and len(chain) < 8:
         chain.append(seen)
         seen = seen.__cause__ or seen.__context__

@@ -48,7 +48,7 @@ class PageStream:
     def __init__(
         self,
         engine: VlmEngine,
-        on_result: Callable[[PageResult], None] | None = None,
+        on_result: Callable[[PageResult], object] | None = None,
         budget: QueueBudget = PROCESS_QUEUE_BUDGET,
     ) -> None:
         self.engine, self.on_result, self.budget = engine, on_result, budget

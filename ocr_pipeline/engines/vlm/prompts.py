@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
-
-# Bump whenever the prompt, the regex or the request shape changes: it is part of the page-memo key,
-# so a change re-requests every page instead of mixing replies to two different prompts.
-PROMPT_VERSION = "olmocr-v4-yaml-1"
 
 # olmOCR's build_no_anchoring_v4_yaml_prompt(), verbatim: the model was fine-tuned on exactly this text.
 PROMPT_TEXT = (
@@ -89,6 +87,31 @@ def build_request(png: bytes, *, model: str, attempt: int = 0, guided_decoding: 
         body["guided_regex"] = GUIDED_REGEX
         body["structured_outputs"] = {"regex": GUIDED_REGEX}
     return body
+
+
+# The readable part of PROMPT_VERSION: olmOCR's prompt family (build_no_anchoring_v4_yaml_prompt).
+PROMPT_FAMILY = "olmocr-v4-yaml"
+
+
+def prompt_version() -> str:
+    """`olmocr-v4-yaml-<hash>`: a digest of every request this module builds and of the reply limits it applies.
+
+    It is part of the page-memo key, so a change to the prompt, the regex, the sampling or the body's shape
+    re-requests every page instead of mixing replies to two different requests; no one has to remember a bump.
+    """
+    # The bodies for every attempt, with and without guided decoding, minus the page and the model (both keyed
+    # separately): exactly the bytes this module decides.
+    bodies = [
+        build_request(b"", model="", attempt=attempt, guided_decoding=guided)
+        for attempt in range(len(TEMPERATURE_BY_ATTEMPT))
+        for guided in (False, True)
+    ]
+    reading = {"max_context": MODEL_MAX_CONTEXT, "keys": FRONT_MATTER_KEYS, "rotations": VALID_ROTATIONS}
+    shaping = json.dumps({"requests": bodies, "reply": reading}, sort_keys=True)
+    return f"{PROMPT_FAMILY}-{hashlib.sha256(shaping.encode()).hexdigest()[:12]}"
+
+
+PROMPT_VERSION = prompt_version()
 
 
 def _as_bool(key: str, value: Any) -> bool:

@@ -198,7 +198,7 @@ class VlmEngine:
                 result = await self.aocr_page(page)
                 del page
                 on_result(result)
-            except Exception as exc:  # kept for run_pages to raise once the others are cancelled
+            except Exception as exc:  # noqa: BLE001 - kept for run_pages to raise once the others are cancelled
                 failure.append(exc)
                 failed.set()
             finally:
@@ -217,7 +217,8 @@ class VlmEngine:
                 # Either every page finishes, or the first failure stops the run early.
                 stopper = asyncio.create_task(failed.wait())
                 everything = asyncio.gather(*tasks, return_exceptions=True)
-                await asyncio.wait({stopper, everything}, return_when=asyncio.FIRST_COMPLETED)
+                waiters: set[asyncio.Future[Any]] = {stopper, everything}
+                await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
                 stopper.cancel()
         finally:
             pending = [t for t in tasks if not t.done()]

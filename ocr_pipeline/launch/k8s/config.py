@@ -2,59 +2,67 @@
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-ENV_PREFIX = "OCR_PIPELINE_K8S_"
+from ocr_pipeline.launch.vllm_server import VllmLaunchSettings
+from ocr_pipeline.settings import option, read_env
+
 # Shipped inside the package (read with importlib.resources); OCR_PIPELINE_K8S_TEMPLATE names another file.
 DEFAULT_TEMPLATE = Path(str(resources.files("ocr_pipeline.launch.k8s") / "ocr-pod-template.yaml"))
 # olmOCR's own vLLM pin era; the image must run the olmOCR-2 (Qwen2.5-VL) checkpoints.
 DEFAULT_VLLM_IMAGE = "vllm/vllm-openai:v0.11.2"
 
 
-def _parse_mapping(text: str) -> dict[str, str]:
-    """`{"k": "v"}` JSON or `k=v,k2=v2`."""
-    text = text.strip()
-    if not text:
-        return {}
-    if text.startswith("{"):
-        return {str(k): str(v) for k, v in json.loads(text).items()}
-    pairs = [p.split("=", 1) for p in text.split(",") if p.strip()]
-    if any(len(p) != 2 for p in pairs):
-        raise ValueError(f"expected k=v,k2=v2 or a JSON object, got {text!r}")
-    return {k.strip(): v.strip() for k, v in pairs}
-
-
 @dataclass
 class K8sLaunchConfig:
     """Where and how the per-partition GPU pod runs; every field has an OCR_PIPELINE_K8S_<FIELD> variable."""
 
-    namespace: str = "ocr-pipeline"
-    image: str = "ocr-pipeline:0.1.0"  # the code-location image (Dockerfile); the worker runs from it
-    python: str = "python"  # the worker's interpreter inside that image
-    template: str = str(DEFAULT_TEMPLATE)
-    vllm_image: str = DEFAULT_VLLM_IMAGE
-    vllm_model: str = ""  # the checkpoint vLLM loads; empty: the pipeline's `model` (also the served name)
-    vllm_port: int = 30024
-    vllm_gpu_memory_utilization: float | None = None
-    # Non-empty: no sidecar; the worker pod is CPU-only and talks to the shared vLLM Service at this URL.
-    vllm_service_url: str = ""
-    node_selector: dict[str, str] = field(default_factory=dict)  # empty: the template's
-    tolerations: list[dict[str, Any]] = field(default_factory=list)  # empty: the template's
-    model_cache_pvc: str = ""  # empty: an emptyDir, so every pod downloads the weights again
-    workspace_pvc: str = ""  # needed only for a workspace that is a folder rather than s3://
-    api_key_secret: str = ""  # Secret holding the server's API key (never inlined in the pod)
-    api_key_secret_key: str = "api-key"
-    s3_secret: str = ""  # Secret with AWS_* variables for the workspace, passed whole via envFrom
-    service_account: str = ""  # the GPU pod needs no API access; empty keeps the namespace default
-    kubeconfig: str = ""  # empty: in-cluster config when run inside Kubernetes, else ~/.kube/config
-    poll_interval_s: float = 10.0
-    pod_wait_timeout_s: float = 24 * 3600.0
+    namespace: str = option("ocr-pipeline", "namespace of the GPU pods", env="K8S_NAMESPACE")
+    image: str = option(
+        "ocr-pipeline:0.1.0", "the code-location image (Dockerfile); the worker runs from it", env="K8S_IMAGE"
+    )
+    python: str = option("python", "the worker's interpreter inside that image", env="K8S_PYTHON")
+    template: str = option(str(DEFAULT_TEMPLATE), "pod template YAML", env="K8S_TEMPLATE")
+    vllm_image: str = option(DEFAULT_VLLM_IMAGE, "the vLLM sidecar's image", env="K8S_VLLM_IMAGE")
+    vllm_model: str = option(
+        "", "the checkpoint vLLM loads; empty: the pipeline's `model` (also the served name)", env="K8S_VLLM_MODEL"
+    )
+    vllm_port: int = option(VllmLaunchSettings.port, "the sidecar's port", env="K8S_VLLM_PORT")
+    vllm_gpu_memory_utilization: float | None = option(
+        None, "vLLM's --gpu-memory-utilization in the sidecar", env="K8S_VLLM_GPU_MEMORY_UTILIZATION"
+    )
+    vllm_service_url: str = option(
+        "",
+        "non-empty: no sidecar; the worker pod is CPU-only and talks to the shared vLLM Service at this URL",
+        env="K8S_VLLM_SERVICE_URL",
+    )
+    node_selector: dict[str, str] = option({}, "k=v,k2=v2 or JSON; empty: the template's", env="K8S_NODE_SELECTOR")
+    tolerations: list[dict[str, Any]] = option([], "a JSON array; empty: the template's", env="K8S_TOLERATIONS")
+    model_cache_pvc: str = option(
+        "", "PVC for the weights; empty: an emptyDir, so every pod downloads them again", env="K8S_MODEL_CACHE_PVC"
+    )
+    workspace_pvc: str = option(
+        "", "needed only for a workspace that is a folder rather than s3://", env="K8S_WORKSPACE_PVC"
+    )
+    api_key_secret: str = option(
+        "", "Secret holding the server's API key (never inlined in the pod)", env="K8S_API_KEY_SECRET"
+    )
+    api_key_secret_key: str = option("api-key", "the key of the API key in that Secret", env="K8S_API_KEY_SECRET_KEY")
+    s3_secret: str = option(
+        "", "Secret with AWS_* variables for the workspace, passed whole via envFrom", env="K8S_S3_SECRET"
+    )
+    service_account: str = option(
+        "", "the GPU pod needs no API access; empty keeps the namespace default", env="K8S_SERVICE_ACCOUNT"
+    )
+    kubeconfig: str = option(
+        "", "empty: in-cluster config when run inside Kubernetes, else ~/.kube/config", env="K8S_KUBECONFIG"
+    )
+    poll_interval_s: float = option(10.0, "seconds between pod status polls", env="K8S_POLL_INTERVAL_S")
+    pod_wait_timeout_s: float = option(24 * 3600.0, "seconds a pod may take in all", env="K8S_POD_WAIT_TIMEOUT_S")
 
     @property
     def shared_server(self) -> bool:
@@ -79,25 +87,5 @@ class K8sLaunchConfig:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> K8sLaunchConfig:
-        """The config from OCR_PIPELINE_K8S_* variables; unset ones keep their defaults."""
-        env = os.environ if environ is None else environ
-        kwargs: dict[str, Any] = {}
-        for name, default in cls().__dict__.items():
-            raw = env.get(ENV_PREFIX + name.upper())
-            if raw is None:
-                continue
-            if name == "node_selector":
-                kwargs[name] = _parse_mapping(raw)
-            elif name == "tolerations":
-                kwargs[name] = json.loads(raw) if raw.strip() else []
-            elif name == "vllm_gpu_memory_utilization":
-                kwargs[name] = float(raw) if raw.strip() else None
-            elif isinstance(default, bool):
-                kwargs[name] = raw == "1"
-            elif isinstance(default, int):
-                kwargs[name] = int(raw)
-            elif isinstance(default, float):
-                kwargs[name] = float(raw)
-            else:
-                kwargs[name] = raw
-        return cls(**kwargs).validate()
+        """The config from OCR_PIPELINE_K8S_* variables (the settings' one parser); unset ones keep their defaults."""
+        return read_env(cls, environ).validate()

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
+from typing import Any
+
+from dagster import AssetExecutionContext
 from dagster_k8s import PipesK8sClient
 
 from ocr_pipeline.launch.k8s.config import K8sLaunchConfig
 from ocr_pipeline.launch.k8s.pod_spec import VLLM_CONTAINER, build_pod, pipes_pod_args
+from ocr_pipeline.launch.ocr_metadata import pipes_report, reported_metadata
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.workspace.keys import ocr_key
-from ocr_pipeline.workspace.storage import open_workspace
+from ocr_pipeline.workspace.storage import Workspace
 
 
 def make_pipes_client(config: K8sLaunchConfig) -> PipesK8sClient:
@@ -20,10 +23,11 @@ def make_pipes_client(config: K8sLaunchConfig) -> PipesK8sClient:
 def run_k8s_worker(
     context: AssetExecutionContext,
     settings: PipelineSettings,
+    workspace: Workspace,
     config: K8sLaunchConfig | None = None,
     client: PipesK8sClient | None = None,
-) -> MaterializeResult:
-    """Run the partition's worker in its own pod; the worker's Pipes report becomes the materialization."""
+) -> dict[str, Any]:
+    """Run the partition's worker in its own pod; its Pipes report becomes the metadata every launcher gives."""
     config = config or K8sLaunchConfig.from_env()
     group = context.partition_key
     pod = build_pod(settings, group, config)
@@ -43,6 +47,7 @@ def run_k8s_worker(
         ignore_containers=None if config.shared_server else {VLLM_CONTAINER},
         pod_wait_timeout=config.pod_wait_timeout_s,
     )
-    result = completed.get_materialize_result()
-    uri = f"{open_workspace(settings.workspace).uri}/{ocr_key(group)}"
-    return MaterializeResult(metadata={**(result.metadata or {}), "results": MetadataValue.path(uri)})
+    reported = pipes_report(completed)
+    uri = f"{workspace.uri}/{ocr_key(group)}"
+    # The pod's GPU price is the same setting as a local one: usd_per_million_pages comes out the same way.
+    return reported_metadata(reported, uri, settings.hourly_cost_usd, "vlm", settings.model)

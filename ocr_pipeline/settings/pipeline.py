@@ -1,21 +1,14 @@
-"""Every setting declared once: name, default, help and environment variable; the CLI, Dagster and env derive from it.
-
-`PipelineSettings` holds what one run needs (the `ocr-pipeline run` flags, the Dagster `pipeline_config` resource,
-the `OCR_PIPELINE_*` variables a code location reads). `DeploymentSettings` holds what only a deployment tunes
-(the sensor's bounds, schedules, the executor). Both are plain dataclasses: no Dagster here.
-"""
+"""The run settings (`PipelineSettings`) and the deployment's (`DeploymentSettings`), each field declared once."""
 
 from __future__ import annotations
 
-import dataclasses
-import os
-import types
-import typing
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from ocr_pipeline.settings.fields import declared_default, fields_of, option, read_env
 
 PIPELINE_VERSION = "0.1.0"
 
@@ -35,30 +28,11 @@ MAX_INPUT_BYTES = 512 * 1024 * 1024
 DEFAULT_MAX_ARCHIVE_BYTES = 2 * 1024 * 1024 * 1024
 # How the VLM worker is started: a subprocess next to Dagster, or a GPU pod per partition (ocr_pipeline.launch.k8s).
 OCR_LAUNCHERS = ("subprocess", "k8s")
-ENV_PREFIX = "OCR_PIPELINE_"
 
 
 def samples_dir() -> Path:
     """The sample PDFs shipped inside the package (the default inputs of a code location)."""
     return Path(str(resources.files("ocr_pipeline") / "samples"))
-
-
-def option(
-    default: Any,
-    help: str,  # noqa: A002 - the word argparse uses
-    *,
-    env: str | None = None,
-    flag: bool = True,
-    dagster: bool = True,
-    secret: bool = False,
-    env_default: Callable[[], Any] | None = None,
-) -> Any:
-    """A dataclass field carrying its help text, its variable (`OCR_PIPELINE_<env>`) and where it surfaces."""
-    meta = {"help": help, "env": ENV_PREFIX + env if env else None, "flag": flag, "dagster": dagster}
-    meta.update(secret=secret, env_default=env_default)
-    if isinstance(default, list):
-        return field(default_factory=lambda: list(default), metadata=meta)
-    return field(default=default, metadata=meta)
 
 
 @dataclass
@@ -158,10 +132,14 @@ class PipelineSettings:
 class DeploymentSettings:
     """What a deployment tunes beside the run settings: sensor bounds, schedules, executor, checks folder."""
 
-    sensor_max_new_inputs: int = option(20_000, "new inputs one sensor tick scans at most", env="SENSOR_MAX_NEW_INPUTS")
+    sensor_max_new_inputs: int = option(
+        20_000, "new inputs one sensor tick lists (its inventory run scans them)", env="SENSOR_MAX_NEW_INPUTS"
+    )
     sensor_max_groups: int = option(500, "work groups one sensor tick checks (round-robin)", env="SENSOR_MAX_GROUPS")
     sensor_max_runs: int = option(100, "runs one sensor tick requests at most", env="SENSOR_MAX_RUNS")
-    sensor_max_retries: int = option(2, "automatic reruns of a failing partition", env="SENSOR_MAX_RETRIES")
+    sensor_max_retries: int = option(
+        2, "Dagster run retries of a sensor-requested run (dagster/max_retries)", env="SENSOR_MAX_RETRIES"
+    )
     scan_cron: str = option("0 * * * *", "cron of the default scan_sources schedule", env="SCAN_CRON")
     sources_file: str = option(
         "", "YAML file of sources, one scan schedule each (name, pdfs, cron)", env="SOURCES_FILE"
@@ -172,64 +150,19 @@ class DeploymentSettings:
     checks_dir: str = option("", "folder of data-test YAML replacing the shipped checks", env="CHECKS_DIR")
     stream_pages: bool = option(
         True,
-        "with a VLM server, send each page while page_images renders it (in_process executor only)",
+        "the CLI streams each page to the VLM server as it renders, overlapping groups (Dagster: the op's config)",
         env="STREAM_PAGES",
     )
 
 
-def fields_of(cls: type) -> Iterator[dataclasses.Field[Any]]:
-    """The declared fields of a settings class."""
-    yield from dataclasses.fields(cls)
-
-
-def field_types(cls: type) -> dict[str, Any]:
-    """Field name -> evaluated type (the annotations above are strings under `from __future__ import annotations`)."""
-    return typing.get_type_hints(cls)
-
-
-def _unwrap_optional(kind: Any) -> Any:
-    if typing.get_origin(kind) in (typing.Union, types.UnionType):
-        return next(arg for arg in typing.get_args(kind) if arg is not type(None))
-    return kind
-
-
-def parse_env_value(kind: Any, raw: str) -> Any:
-    """A variable's text as the field's type: `1`/`true` for booleans, commas between list items."""
-    base = _unwrap_optional(kind)
-    if base is bool:
-        return raw.strip().lower() in ("1", "true", "yes", "on")
-    if base is int:
-        return int(raw)
-    if base is float:
-        return float(raw)
-    if typing.get_origin(base) is list:
-        return [item.strip() for item in raw.split(",") if item.strip()]
-    return raw
-
-
-def values_from_env(cls: type, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """Field values from their variables; unset ones take their env default, else the declared default."""
-    env = os.environ if environ is None else environ
-    types = field_types(cls)
-    values: dict[str, Any] = {}
-    for spec in fields_of(cls):
-        name, meta = spec.name, spec.metadata
-        raw = env.get(meta["env"]) if meta["env"] else None
-        if raw is not None and raw != "":
-            values[name] = parse_env_value(types[name], raw)
-        elif meta["env_default"] is not None:
-            values[name] = meta["env_default"]()
-    return values
-
-
 def settings_from_env(environ: Mapping[str, str] | None = None) -> PipelineSettings:
     """Run settings from OCR_PIPELINE_* variables: what `dagster dev` and the daemon's runs use."""
-    return PipelineSettings(**values_from_env(PipelineSettings, environ))
+    return read_env(PipelineSettings, environ)
 
 
 def deployment_from_env(environ: Mapping[str, str] | None = None) -> DeploymentSettings:
-    """Deployment settings from OCR_PIPELINE_* variables."""
-    return DeploymentSettings(**values_from_env(DeploymentSettings, environ))
+    """Deployment settings from OCR_PIPELINE_* variables (read once, by the code location's `build_definitions`)."""
+    return read_env(DeploymentSettings, environ)
 
 
 def environment_rows() -> list[tuple[str, str, str]]:
@@ -238,8 +171,8 @@ def environment_rows() -> list[tuple[str, str, str]]:
     for cls in (PipelineSettings, DeploymentSettings):
         for spec in fields_of(cls):
             if spec.metadata["env"]:
-                default = spec.default if spec.default is not dataclasses.MISSING else spec.default_factory()  # type: ignore[misc]
-                rows.append((spec.metadata["env"], _shown_default(spec.name, default), spec.metadata["help"]))
+                shown = _shown_default(spec.name, declared_default(spec))
+                rows.append((spec.metadata["env"], shown, spec.metadata["help"]))
     return rows
 
 

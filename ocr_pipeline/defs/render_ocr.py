@@ -1,0 +1,145 @@
+"""page_images and vlm_ocr_outputs: two assets, one op. When a run selects both, pages stream from the renderer to
+the engine inside this one function; either asset can still be materialized alone."""
+
+from collections.abc import Iterator
+
+from dagster import (
+    AssetExecutionContext,
+    AssetKey,
+    AssetSpec,
+    Config,
+    MaterializeResult,
+    MetadataValue,
+    ResourceParam,
+    multi_asset,
+)
+from pydantic import Field
+
+from ocr_pipeline.defs.page_gate import failed_blocking_checks
+from ocr_pipeline.defs.partitions import work_groups
+from ocr_pipeline.defs.resources import PipelineConfig, S3ClientResource
+from ocr_pipeline.launch.ocr_step import run_ocr_step
+from ocr_pipeline.progress import LoggingProgress, NullProgress, ProgressSink
+from ocr_pipeline.settings import PipelineSettings
+from ocr_pipeline.stages.ocr_stream import GroupStream, open_group_stream, streams_pages
+from ocr_pipeline.stages.page_images import expected_pages, render_group
+from ocr_pipeline.workspace.keys import pages_key
+from ocr_pipeline.workspace.storage import Workspace
+
+PAGE_IMAGES = AssetKey("page_images")
+VLM_OCR_OUTPUTS = AssetKey("vlm_ocr_outputs")
+
+
+class RenderOcrConfig(Config):
+    """Run config of the render-and-OCR op."""
+
+    stream_pages: bool = Field(
+        default=True,
+        description="with a VLM server and both assets selected, send each page while it renders "
+        "(the CLI sets it from OCR_PIPELINE_STREAM_PAGES)",
+    )
+
+
+def _visible(progress: ProgressSink, context: AssetExecutionContext) -> ProgressSink:
+    """Without a terminal bar (the UI, a daemon run), progress goes to the step's log every 30 s."""
+    return LoggingProgress(context.log.info) if isinstance(progress, NullProgress) else progress
+
+
+def _render(
+    context: AssetExecutionContext,
+    settings: PipelineSettings,
+    progress: ProgressSink,
+    workspace: Workspace,
+    input_s3: S3ClientResource,
+    stream: GroupStream | None,
+) -> MaterializeResult:
+    """Render the group's pages, each handed to the stream as it is written; page_images' materialization."""
+    group = context.partition_key
+    progress.phase(f"render {group}", expected_pages(workspace, group))
+    try:
+        result = render_group(
+            workspace,
+            group,
+            settings.target_longest_image_dim,
+            progress.advance,
+            input_s3.client_for(*settings.pdfs),
+            on_page=stream.offer_row if stream else None,
+        )
+    except BaseException:
+        if stream is not None:
+            stream.close()  # the answers already streamed wait in the memo for the group's rerun
+        raise
+    return MaterializeResult(
+        asset_key=PAGE_IMAGES,
+        metadata={
+            "documents": result.documents,
+            "pages": result.pages,
+            "page_render_errors": result.page_errors,
+            "trusted_text_layer_pages": result.trusted_text_pages,
+            "png_megabytes": round(result.png_bytes / 1e6, 2),
+            "rejected_by_reason": MetadataValue.json(result.rejected),
+            "pages_file": MetadataValue.path(f"{workspace.uri}/{pages_key(group)}"),
+        },
+    )
+
+
+# The "gpu" pool caps how many partitions talk to the GPU server at once (set its limit in the instance). A pool
+# belongs to an op, so the slot is held from the first rendered page: with streaming, that is when the op starts
+# sending to the server.
+@multi_asset(
+    name="render_and_ocr",
+    specs=[
+        AssetSpec(
+            PAGE_IMAGES,
+            deps=["filtered_pdfs"],
+            description="Every page of the group's kept inputs as a PNG (longest side target_longest_image_dim) "
+            "with its text layer.",
+            group_name="ocr",
+            partitions_def=work_groups,
+            kinds={"python"},
+        ),
+        AssetSpec(
+            VLM_OCR_OUTPUTS,
+            deps=[PAGE_IMAGES],
+            description="Each page's text and attributes from the OCR engine (VLM server, or the CPU engine).",
+            group_name="ocr",
+            partitions_def=work_groups,
+            kinds={"python"},
+            # Not materialized when a blocking check of page_images fails in the same run (see page_gate).
+            skippable=True,
+        ),
+    ],
+    can_subset=True,
+    pool="gpu",
+)
+def render_and_ocr(
+    context: AssetExecutionContext,
+    config: RenderOcrConfig,
+    pipeline_config: PipelineConfig,
+    progress: ResourceParam[ProgressSink],
+    workspace_s3: S3ClientResource,
+    input_s3: S3ClientResource,
+) -> Iterator[MaterializeResult]:
+    """Render the group's pages and read them with the engine; each asset's materialization as soon as it is done.
+
+    page_images is reported the moment rendering ends (the CLI starts its next group on that event), while the
+    engine's last answers are still coming back.
+    """
+    settings = pipeline_config.settings()
+    workspace = workspace_s3.open_workspace(settings.workspace)
+    progress = _visible(progress, context)
+    render, ocr = PAGE_IMAGES in context.selected_asset_keys, VLM_OCR_OUTPUTS in context.selected_asset_keys
+    stream = None
+    if render:
+        if ocr and streams_pages(settings, config.stream_pages):
+            stream = open_group_stream(workspace, settings)
+        yield _render(context, settings, progress, workspace, input_s3, stream)
+        failed = failed_blocking_checks(context, PAGE_IMAGES, workspace) if ocr else []
+        if failed:
+            if stream is not None:
+                stream.close()
+            context.log.warning(f"vlm_ocr_outputs not materialized: blocking checks of page_images fail: {failed}")
+            return
+    if ocr:
+        metadata = run_ocr_step(context, settings, progress, workspace, stream)
+        yield MaterializeResult(asset_key=VLM_OCR_OUTPUTS, metadata=metadata)

@@ -1,0 +1,65 @@
+"""The OCR asset's metadata, one recipe for every launcher: in-process, streamed, Pipes subprocess, Kubernetes pod."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from dagster import MaterializeResult, MetadataValue, PipesClientCompletedInvocation
+
+from ocr_pipeline.stages.vlm_ocr_outputs import OcrResult
+
+# The worker's report (see worker.summary), by field: what a Pipes launcher reads back into an OcrResult.
+_COUNTS = ("pages", "memo_hits", "fallback_pages", "error_pages", "input_tokens", "output_tokens")
+
+
+def cost_metadata(pages: int, memo_hits: int, seconds: float, hourly: float) -> dict[str, Any]:
+    """Dollars per million pages at `hourly` dollars an hour (the machine's or GPU's price), when it is set."""
+    read = pages - memo_hits  # pages served from the memo cost nothing
+    if hourly <= 0 or read <= 0 or seconds <= 0:
+        return {}
+    per_page_s = seconds / read
+    return {"usd_per_million_pages": round(hourly / 3600 * per_page_s * 1_000_000, 2), "hourly_cost_usd": hourly}
+
+
+def ocr_metadata(result: OcrResult, uri: str, hourly: float, engine: str, model: str) -> dict[str, Any]:
+    """Asset metadata of one group's OCR: which engine and model, counts, tokens, speed, cost, where it is."""
+    return {
+        "engine": engine,
+        "model": model,
+        "pages": result.pages,
+        "memo_hits": result.memo_hits,
+        "fallback_pages": result.fallback_pages,
+        "error_pages": result.error_pages,
+        "input_tokens": result.input_tokens,
+        "output_tokens": result.output_tokens,
+        "seconds": round(result.seconds, 2),
+        "pages_per_second": round(result.pages_per_second, 3),
+        "languages": MetadataValue.json(result.languages),
+        "results": MetadataValue.path(uri),
+        **cost_metadata(result.pages, result.memo_hits, result.seconds, hourly),
+    }
+
+
+def pipes_report(completed: PipesClientCompletedInvocation) -> Mapping[str, Any]:
+    """The metadata the worker reported through Pipes, whichever of the op's assets it named."""
+    # No implicit results: the op computes page_images too, which the worker never reports.
+    results = completed.get_results(implicit_materializations=False)
+    reports = [r.metadata or {} for r in results if isinstance(r, MaterializeResult)]
+    return reports[-1] if reports else {}
+
+
+def reported_metadata(
+    reported: Mapping[str, Any], uri: str, hourly: float, engine: str, model: str
+) -> dict[str, Any]:
+    """The same metadata from a worker's Pipes report (subprocess or pod); the worker's own engine and model win."""
+
+    def value(name: str) -> Any:
+        return getattr(reported.get(name), "value", reported.get(name))
+
+    result = OcrResult(
+        **{name: int(value(name) or 0) for name in _COUNTS},
+        seconds=float(value("seconds") or 0.0),
+        languages=dict(value("languages") or {}),
+    )
+    return ocr_metadata(result, uri, hourly, str(value("engine") or engine), str(value("model") or model))
