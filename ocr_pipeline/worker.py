@@ -17,14 +17,21 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-from dagster_pipes import DAGSTER_PIPES_CONTEXT_ENV_VAR, open_dagster_pipes
+from dagster_pipes import (
+    DAGSTER_PIPES_CONTEXT_ENV_VAR,
+    DAGSTER_PIPES_MESSAGES_ENV_VAR,
+    PipesMessageWriter,
+    PipesS3MessageWriter,
+    decode_param,
+    open_dagster_pipes,
+)
 
 from ocr_pipeline.engines.base import OcrEngine
 from ocr_pipeline.engines.factory import build_engine
 from ocr_pipeline.engines.vlm.client import VlmClientError, wait_for_server
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.vlm_ocr_outputs import OcrResult, ocr_with_engine
-from ocr_pipeline.workspace.s3 import env_client_for
+from ocr_pipeline.workspace.s3 import client_from_env, env_client_for
 from ocr_pipeline.workspace.storage import open_workspace
 
 API_KEY_ENV = "OCR_PIPELINE_API_KEY"
@@ -117,6 +124,20 @@ def _reported_asset(in_scope: Any) -> str | None:
     return OCR_ASSET if len(keys) > 1 and OCR_ASSET in keys else None
 
 
+def message_writer(environ: dict[str, str] | None = None) -> PipesMessageWriter[Any] | None:
+    """PipesS3MessageWriter when the launcher reads the messages from S3 (its params name a bucket), else None.
+
+    The Kubernetes launcher's reader for an S3 workspace (launch.k8s.pipes.s3_message_reader) asks for chunks in
+    the workspace bucket, written with the workspace's credentials (its role variables, as for the workspace);
+    None keeps dagster_pipes' default writer: the file the subprocess launcher reads, or stdout for a pod's log.
+    """
+    environ = dict(os.environ if environ is None else environ)
+    params = decode_param(environ[DAGSTER_PIPES_MESSAGES_ENV_VAR]) if DAGSTER_PIPES_MESSAGES_ENV_VAR in environ else {}
+    if "bucket" not in params:
+        return None
+    return PipesS3MessageWriter(client=client_from_env("workspace", environ))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one group; under Dagster Pipes, report the materialization back to the asset."""
     parser = argparse.ArgumentParser(prog="python -m ocr_pipeline.worker")
@@ -128,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         if DAGSTER_PIPES_CONTEXT_ENV_VAR not in os.environ:
             print(json.dumps(summary(*run_vlm_group(settings, args.group))))
             return 0
-        with open_dagster_pipes() as pipes:
+        with open_dagster_pipes(message_writer=message_writer()) as pipes:
             report = summary(*run_vlm_group(settings, args.group, log=pipes.log.info))
             report["languages"] = {"raw_value": report["languages"], "type": "json"}
             pipes.report_asset_materialization(metadata=report, asset_key=_reported_asset(pipes.asset_keys))

@@ -53,6 +53,11 @@ def partial_key(group: str) -> str:
     return f"rejected/partial/{safe_name(group)}.jsonl.gz"
 
 
+def pipes_prefix(run_id: str) -> str:
+    """Pipes message chunks of a run's Kubernetes pods on an S3 workspace (JSON, one folder per session)."""
+    return f"pipes/{safe_name(run_id)}/"
+
+
 def done_key(group: str) -> str:
     """The group's completion marker, written last: the only thing that says a group is done."""
     return f"{DONE_PREFIX}{safe_name(group)}.json"

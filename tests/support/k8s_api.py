@@ -32,8 +32,11 @@ def _now() -> str:
 
 def container_env(container: Mapping[str, Any], secrets: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
     """A container's environment as the kubelet builds it: image basics, envFrom Secrets, then env entries."""
-    # The image's own PATH/HOME: this interpreter's bin folder stands in for the image's `python`.
+    # The image's own PATH/HOME: this interpreter's bin folder stands in for the image's `python`, and the
+    # checkout under test (on PYTHONPATH, tests/conftest.py) for the package installed in the image.
     env = {"PATH": os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"]), "HOME": "/tmp"}
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     for source in container.get("envFrom") or []:
         env.update(secrets[source["secretRef"]["name"]])
     for entry in container.get("env") or []:
