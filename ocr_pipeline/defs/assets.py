@@ -8,7 +8,9 @@ from dagster import (
     asset,
 )
 
-from ocr_pipeline.defs.partitions import work_groups
+from ocr_pipeline.defs.catalog import INVENTORY_GROUP, OUTPUT_GROUP, definition_metadata
+from ocr_pipeline.defs.partition_metadata import groups_metadata, rejections_metadata, text_preview, viewer_metadata
+from ocr_pipeline.defs.partitions import require_work_group, work_groups
 from ocr_pipeline.defs.render_ocr import VLM_OCR_OUTPUTS, render_and_ocr
 from ocr_pipeline.defs.resources import PipelineConfig, S3ClientResource
 from ocr_pipeline.stages.dolma_shards import build_group_shard
@@ -28,7 +30,12 @@ class InventoryConfig(Config):
     max_new_inputs: int | None = None
 
 
-@asset(group_name="ocr", kinds={"python"})
+@asset(
+    group_name=INVENTORY_GROUP,
+    kinds={"pdf", "parquet"},
+    tags={"stage": "inventory"},
+    metadata=definition_metadata("pdf_inventory"),
+)
 def pdf_inventory(
     context: AssetExecutionContext,
     config: InventoryConfig,
@@ -36,7 +43,10 @@ def pdf_inventory(
     workspace_s3: S3ClientResource,
     input_s3: S3ClientResource,
 ) -> MaterializeResult:
-    """Every input found in the sources, with size, hash and page count, packed into work groups."""
+    """Every input found in the sources, with size, hash and page count, packed into work groups.
+
+    Each new group becomes a partition of the other assets; a group's members never change once formed.
+    """
     settings = pipeline_config.settings()
     specs = config.pdfs or settings.pdfs
     workspace = workspace_s3.open_workspace(settings.workspace)
@@ -75,7 +85,7 @@ def pdf_inventory(
             "new_pages": result.new_pages,
             # S3 inputs are read by their group's filter step: until then their page count is an estimate.
             "new_pages_estimated": result.new_pages_estimated,
-            "new_groups": MetadataValue.json(result.new_groups),
+            **groups_metadata(result.group_facts),
             "total_groups": len(groups),
             "already_known_inputs": result.already_known,
             "rejected_by_reason": MetadataValue.json(result.rejected),
@@ -86,22 +96,37 @@ def pdf_inventory(
     )
 
 
-@asset(group_name="ocr", partitions_def=work_groups, deps=[pdf_inventory], kinds={"python"})
+@asset(
+    group_name=INVENTORY_GROUP,
+    partitions_def=work_groups,
+    deps=[pdf_inventory],
+    kinds={"pdf", "parquet"},
+    tags={"stage": "filter"},
+    metadata=definition_metadata("filtered_pdfs"),
+)
 def filtered_pdfs(
     context: AssetExecutionContext,
     pipeline_config: PipelineConfig,
     workspace_s3: S3ClientResource,
     input_s3: S3ClientResource,
 ) -> MaterializeResult:
-    """The group's inputs that pass the language, form and spam filters (the rest are rejections)."""
+    """The group's inputs that pass the language, form and spam filters (the rest are rejections).
+
+    S3 inputs are read here for the first time (the scan only lists them): their hash and page count are recorded.
+    """
     settings = pipeline_config.settings()
     workspace = workspace_s3.open_workspace(settings.workspace)
+    require_work_group(workspace, context.partition_key)
     input_client = input_s3.client_for(*settings.pdfs)
     result = filter_group(workspace, context.partition_key, settings.apply_filter, input_client)
+    refused = result.input_rejections + result.filter_rejections
     return MaterializeResult(
         metadata={
+            # inputs = kept + rejected; local inputs were read by the scan, S3 ones by this step.
+            "inputs": result.kept + len(refused),
             "kept": result.kept,
-            "inputs_read": result.probed,
+            **rejections_metadata(refused),
+            "first_read_by_this_step": result.probed,
             "filter_applied": settings.apply_filter,
             "rejected_by_reason": MetadataValue.json(result.rejected),
             "manifest": MetadataValue.path(f"{workspace.uri}/{filtered_key(context.partition_key)}"),
@@ -109,29 +134,46 @@ def filtered_pdfs(
     )
 
 
-@asset(group_name="ocr", partitions_def=work_groups, deps=[VLM_OCR_OUTPUTS], kinds={"python"})
+@asset(
+    group_name=OUTPUT_GROUP,
+    partitions_def=work_groups,
+    deps=[VLM_OCR_OUTPUTS],
+    kinds={"jsonl"},
+    tags={"stage": "output", "format": "dolma"},
+    metadata=definition_metadata("dolma_shards"),
+)
 def dolma_shards(
     context: AssetExecutionContext, pipeline_config: PipelineConfig, workspace_s3: S3ClientResource
 ) -> MaterializeResult:
-    """The group's Dolma shard, optional Markdown, and its rejection ledger: every input lands in one."""
+    """The group's Dolma shard, optional Markdown, and its rejection ledger: every input lands in one.
+
+    The group is marked done (done/<group>.json) only after all of them are written.
+    """
     settings = pipeline_config.settings()
     workspace = workspace_s3.open_workspace(settings.workspace)
     group = context.partition_key
+    require_work_group(workspace, group)
     result = build_group_shard(
         workspace, group, max_page_error_rate=settings.max_page_error_rate, markdown=settings.markdown
     )
+    # Tokens only when the engine spent any: the CPU engine reports none, and a line of zeros says nothing.
+    tokens = {"input_tokens": result.input_tokens, "output_tokens": result.output_tokens}
+    preview = {"first_document": text_preview(result.first_source, result.first_text)} if result.first_source else {}
     return MaterializeResult(
         metadata={
+            # inputs_accounted = documents + rejected: every input of the group ends in exactly one of them.
+            "inputs_accounted": result.inputs,
             "documents": result.documents,
+            **rejections_metadata(result.ledger),
             "pages": result.pages,
             "characters": result.characters,
             "fallback_pages": result.fallback_pages,
-            "input_tokens": result.input_tokens,
-            "output_tokens": result.output_tokens,
-            "inputs_accounted": result.inputs,
+            **(tokens if any(tokens.values()) else {}),
             "rejected_by_reason": MetadataValue.json(result.rejected),
+            **preview,
             "shard": MetadataValue.path(f"{workspace.uri}/{dolma_key(group)}"),
             "ledger": MetadataValue.path(f"{workspace.uri}/{rejected_key(group)}"),
+            **viewer_metadata(workspace.uri, group),
         }
     )
 

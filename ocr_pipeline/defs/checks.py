@@ -31,10 +31,13 @@ def checks_dir(deployment: DeploymentSettings) -> Path:
     return Path(deployment.checks_dir or shipped_checks_dir())
 
 
-def _description(test: TestSpec) -> str:
+def check_description(test: TestSpec) -> str:
+    """The check's text in the UI: the YAML's prose `description` (else the test and its parameters), then how
+    it gates and where it is declared, by file name (the full path is the `declared_in` metadata)."""
     params = ", ".join(f"{k}={v}" for k, v in test.params.items())
     text = test.description or f"{test.type}({params})"
-    return f"{text} [{test.severity}{', blocking' if test.blocking else ''}; {test.where}]"
+    gate = "warning only" if test.severity == "warn" else "error, blocks what follows" if test.blocking else "error"
+    return f"{text} [{gate}; {Path(test.file).name}:{test.line}]"
 
 
 def _metadata_value(value: Any) -> Any:
@@ -46,7 +49,8 @@ def _metadata_value(value: Any) -> Any:
     return value
 
 
-def _result(test: TestSpec, data: PartitionData) -> AssetCheckResult:
+def check_result(test: TestSpec, data: PartitionData) -> AssetCheckResult:
+    """One test's result on one partition; a `warn` test fails with WARN severity, so the UI shows a warning."""
     outcome = evaluate(test, data)
     metadata = {"summary": outcome.summary, **{k: _metadata_value(v) for k, v in outcome.metadata.items()}}
     return AssetCheckResult(
@@ -68,7 +72,7 @@ def _asset_checks(asset: str, tests: list[TestSpec]) -> AssetChecksDefinition:
             AssetCheckSpec(
                 test.name,
                 asset=asset,
-                description=_description(test),
+                description=check_description(test),
                 blocking=test.blocking,
                 partitions_def=work_groups,
                 metadata={"declared_in": test.where, "test": test.type, "severity": test.severity},
@@ -88,7 +92,7 @@ def _asset_checks(asset: str, tests: list[TestSpec]) -> AssetChecksDefinition:
         workspace = context.resources.workspace_s3.open_workspace(settings.workspace)
         data = PartitionData(workspace, context.partition_key)
         for test in tests:
-            result = _result(test, data)
+            result = check_result(test, data)
             if not result.passed:
                 context.log.warning(f"{asset}/{test.name} failed on {context.partition_key}: {result.description}")
             yield result

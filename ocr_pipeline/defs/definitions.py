@@ -7,6 +7,7 @@ from typing import Any
 from dagster import Definitions, ExecutorDefinition, definitions, in_process_executor, multiprocess_executor
 
 from ocr_pipeline.defs.assets import ALL_ASSETS
+from ocr_pipeline.defs.catalog import catalog_assets
 from ocr_pipeline.defs.checks import build_asset_checks, checks_dir
 from ocr_pipeline.defs.jobs import inventory_job, ocr_job
 from ocr_pipeline.defs.resources import pipeline_resources
@@ -42,16 +43,20 @@ def build_definitions(
 ) -> Definitions:
     """Every asset, check, job, sensor and schedule, wired to `resources` (default: from the environment).
 
-    The deployment settings are read here, once, and handed to what they tune (executor, checks, schedules).
+    The deployment settings are read here, once, and handed to what they tune (executor, checks, schedules,
+    the owners the catalog shows).
     """
     deployment = deployment_from_env() if deployment is None else deployment
+    resources = resources if resources is not None else pipeline_resources()
+    # The workspace only decides whether the assets show the `s3` kind: a plain value (never a secret).
+    workspace = str(getattr(resources.get("pipeline_config"), "workspace", "") or "")
     return Definitions(
-        assets=ALL_ASSETS,
+        assets=catalog_assets(ALL_ASSETS, deployment.asset_owners, workspace),
         asset_checks=build_asset_checks(checks_dir(deployment)),
         jobs=[inventory_job, ocr_job],
         sensors=[work_group_sensor] if with_automation else [],
         schedules=scan_schedules(deployment) if with_automation else [],
-        resources=resources if resources is not None else pipeline_resources(),
+        resources=resources,
         executor=executor_for(deployment),
     )
 

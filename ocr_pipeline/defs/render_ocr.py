@@ -15,8 +15,10 @@ from dagster import (
 )
 from pydantic import Field
 
+from ocr_pipeline.defs.catalog import OCR_GROUP, definition_metadata
 from ocr_pipeline.defs.page_gate import failed_blocking_checks
-from ocr_pipeline.defs.partitions import work_groups
+from ocr_pipeline.defs.partition_metadata import rejections_metadata, viewer_metadata
+from ocr_pipeline.defs.partitions import require_work_group, work_groups
 from ocr_pipeline.defs.resources import PipelineConfig, S3ClientResource
 from ocr_pipeline.launch.ocr_step import run_ocr_step
 from ocr_pipeline.progress import LoggingProgress, NullProgress, ProgressSink
@@ -28,6 +30,12 @@ from ocr_pipeline.workspace.storage import Workspace
 
 PAGE_IMAGES = AssetKey("page_images")
 VLM_OCR_OUTPUTS = AssetKey("vlm_ocr_outputs")
+# Definition metadata, not a materialization's: the price is a setting, the same on every run, so never plotted.
+COST_NOTE = (
+    "usd_per_million_pages = OCR_PIPELINE_HOURLY_COST_USD x the wall-clock seconds per page the engine read. "
+    "Pages from the memo cost nothing: a rerun served entirely from it reports 0 and says so in cost_basis. "
+    "Without a price set, no cost is reported."
+)
 
 
 class RenderOcrConfig(Config):
@@ -77,8 +85,10 @@ def _render(
             "page_render_errors": result.page_errors,
             "trusted_text_layer_pages": result.trusted_text_pages,
             "png_megabytes": round(result.png_bytes / 1e6, 2),
+            **rejections_metadata(result.rejections),
             "rejected_by_reason": MetadataValue.json(result.rejected),
             "pages_file": MetadataValue.path(f"{workspace.uri}/{pages_key(group)}"),
+            **viewer_metadata(workspace.uri, group),
         },
     )
 
@@ -94,17 +104,22 @@ def _render(
             deps=["filtered_pdfs"],
             description="Every page of the group's kept inputs as a PNG (longest side target_longest_image_dim) "
             "with its text layer.",
-            group_name="ocr",
+            group_name=OCR_GROUP,
             partitions_def=work_groups,
-            kinds={"python"},
+            kinds={"pdf", "parquet"},
+            tags={"stage": "render"},
+            metadata=definition_metadata("page_images"),
         ),
         AssetSpec(
             VLM_OCR_OUTPUTS,
             deps=[PAGE_IMAGES],
-            description="Each page's text and attributes from the OCR engine (VLM server, or the CPU engine).",
-            group_name="ocr",
+            description="Each page's text and attributes from the OCR engine (VLM server, or the CPU engine), "
+            "memoised per page: a rerun reads again only the pages it has no answer for.",
+            group_name=OCR_GROUP,
             partitions_def=work_groups,
-            kinds={"python"},
+            kinds={"parquet"},
+            tags={"stage": "ocr"},
+            metadata=definition_metadata("vlm_ocr_outputs", {"cost": MetadataValue.text(COST_NOTE)}),
             # Not materialized when a blocking check of page_images fails in the same run (see page_gate).
             skippable=True,
         ),
@@ -127,6 +142,7 @@ def render_and_ocr(
     """
     settings = pipeline_config.settings()
     workspace = workspace_s3.open_workspace(settings.workspace)
+    require_work_group(workspace, context.partition_key)
     progress = _visible(progress, context)
     render, ocr = PAGE_IMAGES in context.selected_asset_keys, VLM_OCR_OUTPUTS in context.selected_asset_keys
     stream = None

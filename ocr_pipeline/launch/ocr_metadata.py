@@ -14,16 +14,36 @@ _COUNTS = ("pages", "memo_hits", "fallback_pages", "error_pages", "input_tokens"
 
 
 def cost_metadata(pages: int, memo_hits: int, seconds: float, hourly: float) -> dict[str, Any]:
-    """Dollars per million pages at `hourly` dollars an hour (the machine's or GPU's price), when it is set."""
+    """Dollars per million pages at `hourly` dollars an hour (the machine's or GPU's price), when it is set.
+
+    The price itself goes in `cost_basis`, as text: a number that is the same on every run is not worth a plot.
+    """
     read = pages - memo_hits  # pages served from the memo cost nothing
     if hourly <= 0 or read <= 0 or seconds <= 0:
         return {}
     per_page_s = seconds / read
-    return {"usd_per_million_pages": round(hourly / 3600 * per_page_s * 1_000_000, 2), "hourly_cost_usd": hourly}
+    basis = f"${hourly:.2f}/hour x {per_page_s:.3f} s a page over {read} pages read ({memo_hits} from the memo)"
+    return {
+        "usd_per_million_pages": round(hourly / 3600 * per_page_s * 1_000_000, 2),
+        "cost_basis": MetadataValue.text(basis),
+    }
+
+
+def memo_rerun_cost(pages: int, memo_hits: int, hourly: float) -> dict[str, Any]:
+    """The cost of a run whose every page came from the memo: 0, and why, so the series has no hole."""
+    if hourly <= 0 or pages <= 0 or memo_hits < pages:
+        return {}
+    basis = f"all {pages} pages from the memo: nothing read, nothing spent (the first run's cost is on its event)"
+    return {"usd_per_million_pages": 0.0, "cost_basis": MetadataValue.text(basis)}
 
 
 def ocr_metadata(result: OcrResult, uri: str, hourly: float, engine: str, model: str) -> dict[str, Any]:
-    """Asset metadata of one group's OCR: which engine and model, counts, tokens, speed, cost, where it is."""
+    """Asset metadata of one group's OCR: which engine and model, counts, tokens, speed, cost, where it is.
+
+    Tokens only when the engine spent any: the CPU engine reports none.
+    """
+    tokens = {"input_tokens": result.input_tokens, "output_tokens": result.output_tokens}
+    cost = cost_metadata(result.pages, result.memo_hits, result.seconds, hourly)
     return {
         "engine": engine,
         "model": model,
@@ -31,13 +51,12 @@ def ocr_metadata(result: OcrResult, uri: str, hourly: float, engine: str, model:
         "memo_hits": result.memo_hits,
         "fallback_pages": result.fallback_pages,
         "error_pages": result.error_pages,
-        "input_tokens": result.input_tokens,
-        "output_tokens": result.output_tokens,
+        **(tokens if any(tokens.values()) else {}),
         "seconds": round(result.seconds, 2),
         "pages_per_second": round(result.pages_per_second, 3),
         "languages": MetadataValue.json(result.languages),
         "results": MetadataValue.path(uri),
-        **cost_metadata(result.pages, result.memo_hits, result.seconds, hourly),
+        **(cost or memo_rerun_cost(result.pages, result.memo_hits, hourly)),
     }
 
 

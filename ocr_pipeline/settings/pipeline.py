@@ -153,6 +153,11 @@ class DeploymentSettings:
         "the CLI streams each page to the VLM server as it renders, overlapping groups (Dagster: the op's config)",
         env="STREAM_PAGES",
     )
+    asset_owners: list[str] = option(
+        [],
+        "owners shown on every asset in the Dagster UI: emails or team:NAME, comma-separated",
+        env="ASSET_OWNERS",
+    )
 
 
 def settings_from_env(environ: Mapping[str, str] | None = None) -> PipelineSettings:

@@ -29,6 +29,10 @@ class ShardResult:
     output_tokens: int = 0
     rejected: dict[str, int] = field(default_factory=dict)
     inputs: int = 0
+    # The whole ledger (every stage's refusals), and the first document's source and text, for the UI.
+    ledger: list[Rejection] = field(default_factory=list)
+    first_source: str = ""
+    first_text: str = ""
 
 
 def _page(row: dict[str, Any]) -> PageResult:
@@ -96,5 +100,8 @@ def build_group_shard(workspace: Workspace, group: str, *, max_page_error_rate: 
     for rejection in ledger:
         result.rejected[rejection.reason] = result.rejected.get(rejection.reason, 0) + 1
     result.inputs = result.documents + len(ledger)
+    result.ledger = ledger
+    if documents:
+        result.first_source, result.first_text = documents[0][0]["source"], documents[0][1]["text"]
     finish_commit(workspace, group, outputs, {"documents": result.documents, "rejected": len(ledger)})
     return result

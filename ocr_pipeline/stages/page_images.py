@@ -32,6 +32,7 @@ class RenderResult:
     trusted_text_pages: int = 0
     png_bytes: int = 0
     rejected: dict[str, int] = field(default_factory=dict)
+    rejections: list[Rejection] = field(default_factory=list)
 
 
 def kept_inputs(workspace: Workspace, group: str) -> list[dict[str, Any]]:
@@ -94,6 +95,7 @@ def render_group(
     writer.close()
     for rejection in rejections:
         result.rejected[rejection.reason] = result.rejected.get(rejection.reason, 0) + 1
+    result.rejections = rejections
     write_stage_rejections(workspace, "render", group, rejections)
     return result
 

@@ -48,6 +48,8 @@ class InventoryResult:
     """What one scan found, which groups it formed, and where an interrupted listing resumes."""
 
     new_groups: list[str] = field(default_factory=list)
+    # Per new group: its name, inputs, pages (read or estimated) and the inputs the scan refused.
+    group_facts: list[dict[str, Any]] = field(default_factory=list)
     new_inputs: int = 0
     new_pages: int = 0  # read from the files (local inputs)
     new_pages_estimated: int = 0  # sampled estimates for S3 inputs not read yet: for grouping, never a count
@@ -236,6 +238,13 @@ def scan_inputs(
     return result
 
 
+def _group_facts(name: str, members: list[dict[str, Any]]) -> dict[str, Any]:
+    """A new group's name, inputs, pages and refused inputs, for the scan's report."""
+    pages = sum(int(r["page_count"] or 0) for r in members if r["status"] == "ok")
+    rejected = sum(r["status"] != "ok" for r in members)
+    return {"group": name, "inputs": len(members), "pages": pages, "rejected": rejected}
+
+
 def _commit_groups(
     workspace: Workspace, rows: list[dict[str, Any]], pages_per_group: int, result: InventoryResult, lease: Any
 ) -> list[dict[str, Any]]:
@@ -268,6 +277,7 @@ def _commit_groups(
             if workspace.create_exclusive(inventory_key(name), table_bytes(members, INVENTORY_SCHEMA)):
                 break
         result.new_groups.append(name)
+        result.group_facts.append(_group_facts(name, members))
         fault_point("inventory.group_file")
     append_index(workspace, rows + unindexed)
     fault_point("inventory.index")

@@ -64,7 +64,8 @@ def test_vlm_worker_reads_pages_and_flags_fallbacks(tmp_path: Path) -> None:
         event = instance.get_latest_materialization_event(AssetKey("vlm_ocr_outputs"))
         meta = event.asset_materialization.metadata
         assert meta["pages"].value == 3 and meta["input_tokens"].value > 0
-        assert meta["usd_per_million_pages"].value > 0 and meta["hourly_cost_usd"].value == 2.5
+        # The price is text beside the cost, not a number of its own (the same on every run, nothing to plot).
+        assert meta["usd_per_million_pages"].value > 0 and "$2.50/hour" in meta["cost_basis"].value
         assert len(server.requests) == 2 + 3
 
         [doc] = read_gzip_jsonl(ws.read_bytes(dolma_key(group)))

@@ -9,11 +9,17 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from dagster import AssetCheckSeverity
 
 from ocr_pipeline.checks.expressions import Evaluator, ExpressionError, parse_expression
+from ocr_pipeline.checks.loaders import PartitionData
 from ocr_pipeline.checks.registry import implementations
 from ocr_pipeline.checks.spec import TEST_TYPES, ChecksConfigError, load_dir, load_file, shipped_checks_dir
-from ocr_pipeline.defs.checks import build_asset_checks
+from ocr_pipeline.defs.checks import build_asset_checks, check_description, check_result
+from ocr_pipeline.stages.filtered_pdfs import FILTERED_SCHEMA
+from ocr_pipeline.workspace.keys import filtered_key
+from ocr_pipeline.workspace.storage import LocalWorkspace
+from ocr_pipeline.workspace.tables import write_table
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -142,3 +148,33 @@ def test_values_that_would_grow_huge_fail_the_check_instead_of_the_machine() -> 
     with pytest.raises(ExpressionError, match="bits"):
         ev.value(parse_expression(" * ".join([big] * 5) + " > 0", per_row=False))
     assert ev.value(parse_expression("len('ab' * 3) == 6 and round(2.345, 2) == 2.35", per_row=False)) is True
+
+
+# The sidebar of an asset's checks cuts longer names.
+MAX_CHECK_NAME = 30
+
+
+def test_every_shipped_test_reads_well_in_the_ui() -> None:
+    # The repository's folder, not the installed copy: this checkout's YAML is what ships next.
+    suite = load_dir(REPO / "dbt_like_checks")
+    tests = [t for tests in suite.tests.values() for t in tests]
+    assert len(tests) >= 20
+    assert [f"{t.asset}/{t.name}" for t in tests if len(t.description.split()) < 4] == []
+    assert [t.name for t in tests if len(t.name) > MAX_CHECK_NAME] == []
+    for test in tests:
+        text = check_description(test)
+        # Prose first, then how it gates and where, by file name: no absolute path in the sidebar.
+        assert text.startswith(test.description + " [")
+        assert ("[warning only;" in text) == (test.severity == "warn")
+        assert text.endswith(f"{Path(test.file).name}:{test.line}]") and str(REPO) not in text
+    warn = [t for t in tests if t.severity == "warn"]
+    assert warn and all("warning only" in check_description(t) for t in warn)
+
+
+def test_a_failing_warning_is_emitted_as_a_warning(tmp_path: Path) -> None:
+    path = _write(tmp_path, "assets:\n  filtered_pdfs:\n    tests:\n      - row_count: {min: 1, severity: warn}\n")
+    [test] = load_file(path).tests["filtered_pdfs"]
+    ws = LocalWorkspace(str(tmp_path / "ws"))
+    write_table(ws, filtered_key("g000001"), [], FILTERED_SCHEMA)
+    result = check_result(test, PartitionData(ws, "g000001"))
+    assert not result.passed and result.severity == AssetCheckSeverity.WARN
