@@ -29,7 +29,9 @@ from dagster_pipes import (
 from ocr_pipeline.engines.base import OcrEngine
 from ocr_pipeline.engines.factory import build_engine
 from ocr_pipeline.engines.vlm.client import VlmClientError, wait_for_server
+from ocr_pipeline.progress import LoggingProgress, ProgressSink
 from ocr_pipeline.settings import PipelineSettings
+from ocr_pipeline.stages.page_images import expected_pages
 from ocr_pipeline.stages.vlm_ocr_outputs import OcrResult, ocr_with_engine
 from ocr_pipeline.workspace.s3 import client_from_env, env_client_for
 from ocr_pipeline.workspace.storage import open_workspace
@@ -98,7 +100,9 @@ def settings_from_launch(environ: dict[str, str] | None = None) -> PipelineSetti
     return PipelineSettings(**data).validate()
 
 
-def run_vlm_group(settings: PipelineSettings, group: str, log: Any = print) -> tuple[OcrResult, OcrEngine]:
+def run_vlm_group(
+    settings: PipelineSettings, group: str, log: Any = print, progress: ProgressSink | None = None
+) -> tuple[OcrResult, OcrEngine]:
     """OCR one group against the VLM server: wait for readiness, then every page with bounded concurrency."""
     if not settings.server:
         raise ValueError("the VLM worker needs a server URL")
@@ -107,7 +111,10 @@ def run_vlm_group(settings: PipelineSettings, group: str, log: Any = print) -> t
     engine = build_engine(settings)
     # The worker is an entry point (its own process or pod): its S3 client comes from its role variables.
     workspace = open_workspace(settings.workspace, env_client_for("workspace", settings.workspace))
-    return ocr_with_engine(workspace, group, engine, settings.target_longest_image_dim), engine
+    if progress is None:
+        return ocr_with_engine(workspace, group, engine, settings.target_longest_image_dim), engine
+    progress.phase(f"ocr {group}", expected_pages(workspace, group))
+    return ocr_with_engine(workspace, group, engine, settings.target_longest_image_dim, progress.advance), engine
 
 
 def summary(result: OcrResult, engine: OcrEngine) -> dict[str, Any]:
@@ -150,7 +157,13 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(summary(*run_vlm_group(settings, args.group))))
             return 0
         with open_dagster_pipes(message_writer=message_writer()) as pipes:
-            report = summary(*run_vlm_group(settings, args.group, log=pipes.log.info))
+            # Under Pipes the step's log is the only place a person sees this process, so progress goes there;
+            # the plain CLI keeps stdout for its one JSON report.
+            progress = LoggingProgress(pipes.log.info)
+            try:
+                report = summary(*run_vlm_group(settings, args.group, log=pipes.log.info, progress=progress))
+            finally:
+                progress.close()
             report["languages"] = {"raw_value": report["languages"], "type": "json"}
             pipes.report_asset_materialization(metadata=report, asset_key=_reported_asset(pipes.asset_keys))
     except VlmClientError as exc:

@@ -49,7 +49,8 @@ class RenderOcrConfig(Config):
 
 
 def _visible(progress: ProgressSink, context: AssetExecutionContext) -> ProgressSink:
-    """Without a terminal bar (the UI, a daemon run), progress goes to the step's log every 30 s."""
+    """Without a terminal bar (the UI, a daemon run), progress goes to the step's log: a line 2 s into each phase,
+    then every few seconds, sparser as the phase runs long, at most 60 lines a step (see LoggingProgress)."""
     return LoggingProgress(context.log.info) if isinstance(progress, NullProgress) else progress
 
 
@@ -143,7 +144,23 @@ def render_and_ocr(
     settings = pipeline_config.settings()
     workspace = workspace_s3.open_workspace(settings.workspace)
     require_work_group(workspace, context.partition_key)
-    progress = _visible(progress, context)
+    visible = _visible(progress, context)
+    try:
+        yield from _render_then_ocr(context, config, settings, visible, workspace, input_s3)
+    finally:
+        if isinstance(visible, LoggingProgress):
+            visible.close()  # the last phase's closing line, also when it ended short of its pages or failed
+
+
+def _render_then_ocr(
+    context: AssetExecutionContext,
+    config: RenderOcrConfig,
+    settings: PipelineSettings,
+    progress: ProgressSink,
+    workspace: Workspace,
+    input_s3: S3ClientResource,
+) -> Iterator[MaterializeResult]:
+    """The op's body: page_images' materialization when rendering ends, then vlm_ocr_outputs' when OCR does."""
     render, ocr = PAGE_IMAGES in context.selected_asset_keys, VLM_OCR_OUTPUTS in context.selected_asset_keys
     stream = None
     if render:
@@ -157,5 +174,9 @@ def render_and_ocr(
             context.log.warning(f"vlm_ocr_outputs not materialized: blocking checks of page_images fail: {failed}")
             return
     if ocr:
+        # The UI marks page_images materialized from the event just yielded; this line says what the step, still
+        # running, is busy with now (the Pipes worker's own progress lines follow from its process).
+        done = "page_images materialized; " if render else ""
+        context.log.info(f"{done}vlm_ocr_outputs running for {context.partition_key}")
         metadata = run_ocr_step(context, settings, progress, workspace, stream)
         yield MaterializeResult(asset_key=VLM_OCR_OUTPUTS, metadata=metadata)

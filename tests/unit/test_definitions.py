@@ -60,16 +60,3 @@ def test_cost_per_million_pages() -> None:
     # 0.5 s a page at $3.60 an hour: $500 per million pages; memo hits cost nothing.
     assert cost_metadata(120, 20, 50.0, hourly)["usd_per_million_pages"] == 500.0
     assert cost_metadata(20, 20, 1.0, hourly) == {}
-
-
-def test_logging_progress_is_throttled() -> None:
-    from ocr_pipeline.progress import LoggingProgress
-
-    lines: list[str] = []
-    progress = LoggingProgress(lines.append, every_s=3600)
-    progress.phase("ocr g000001", 3)
-    progress.advance()
-    progress.advance()
-    assert lines == []  # nothing before the interval...
-    progress.advance()
-    assert lines == ["ocr g000001: 3/3 pages"]  # ...but the end of a phase always shows
