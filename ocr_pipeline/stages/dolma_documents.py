@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from typing import Any
 
+from ocr_pipeline.quality import quality_attributes
 from ocr_pipeline.records import PageResult
 from ocr_pipeline.settings import PIPELINE_VERSION
 
@@ -16,8 +18,19 @@ def document_id(source: str) -> str:
     return hashlib.sha1(source.encode("utf-8")).hexdigest()
 
 
-def build_document(source: str, pages: list[PageResult], *, added: str, total_pages: int) -> dict[str, Any]:
-    """One Dolma document: page texts joined by newlines, spans [start, end, page] covering the text."""
+def build_document(
+    source: str,
+    pages: list[PageResult],
+    *,
+    added: str,
+    total_pages: int,
+    quality: Mapping[int, Mapping[str, Any] | None] | None = None,
+) -> dict[str, Any]:
+    """One Dolma document: page texts joined by newlines, spans [start, end, page] covering the text.
+
+    `quality` (page number -> the OCR manifest's quality signals) adds `ocr_pipeline__quality__*` attributes
+    over the same spans; every other field is the same with or without it.
+    """
     pages = sorted(pages, key=lambda p: p.page_num)
     text_parts: list[str] = []
     spans: list[list[int]] = []
@@ -52,6 +65,7 @@ def build_document(source: str, pages: list[PageResult], *, added: str, total_pa
             "rotation_correction": [p.rotation_correction for p in pages],
             "is_table": [p.is_table for p in pages],
             "is_diagram": [p.is_diagram for p in pages],
+            **quality_attributes(spans, quality or {}),
         },
     }
 

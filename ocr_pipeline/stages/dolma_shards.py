@@ -48,8 +48,11 @@ def build_group_shard(workspace: Workspace, group: str, *, max_page_error_rate: 
     # Not done from here until every output below is rewritten: a crash in between leaves the group pending.
     begin_commit(workspace, group)
     pages_by_source: dict[str, list[PageResult]] = defaultdict(list)
+    quality_by_source: dict[str, dict[int, dict[str, Any] | None]] = defaultdict(dict)
     for row in read_rows(workspace, ocr_key(group)):
         pages_by_source[row["source"]].append(_page(row))
+        # Manifests written before the quality column have none: their documents get no quality attributes.
+        quality_by_source[row["source"]][row["page_num"]] = json.loads(row.get("quality") or "null")
     # Earlier stages' refusals stand; this stage's own are recomputed so a fixed rerun can turn them into documents.
     already = {r.source for r in read_all_rejections(workspace, group) if r.stage != "dolma"}
     documents, partial, rejections = [], [], []
@@ -62,7 +65,8 @@ def build_group_shard(workspace: Workspace, group: str, *, max_page_error_rate: 
         if len(pages) < expected:
             rejections.append(Rejection(source, "missing_pages", "dolma", f"{len(pages)} of {expected} pages read"))
             continue
-        doc = build_document(source, pages, added=row["added"], total_pages=expected)
+        quality = quality_by_source.get(source)
+        doc = build_document(source, pages, added=row["added"], total_pages=expected, quality=quality)
         fallback = doc["metadata"]["total-fallback-pages"]
         if pages and fallback / len(pages) > max_page_error_rate:
             detail = f"{fallback} of {len(pages)} pages fell back to the text layer"

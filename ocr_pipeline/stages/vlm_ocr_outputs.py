@@ -15,6 +15,7 @@ import pyarrow as pa
 from PIL import Image
 
 from ocr_pipeline.engines.base import OcrEngine, PageFactory, PageRunner, page_runner
+from ocr_pipeline.quality import PageFacts, add_document_language, page_signals
 from ocr_pipeline.records import UNREADABLE_PAGE_PREFIX, PageInput, PageResult
 from ocr_pipeline.workspace.keys import ocr_key, pages_key
 from ocr_pipeline.workspace.ledger import read_stage_rejections
@@ -43,6 +44,8 @@ OCR_SCHEMA = pa.schema(
         ("elapsed_s", pa.float64()),
         ("memo_hit", pa.bool_()),
         ("extra", pa.string()),
+        # The page's quality signals as a JSON object (ocr_pipeline.quality.signals); null in older manifests.
+        ("quality", pa.string()),
     ]
 )
 
@@ -77,7 +80,7 @@ def needs_engine(row: dict[str, Any], memo: PageMemo) -> bool:
         return False
     if row.get("render_error") and not row.get("png"):
         return False
-    return _blank(row) is None
+    return _blank(row, _ink(row)) is None
 
 
 def page_input(row: dict[str, Any]) -> PageInput:
@@ -117,31 +120,43 @@ def ink_pixels(png: bytes) -> int:
     return int(np.count_nonzero(np.abs(grey - background) > INK_CONTRAST))
 
 
-def _blank(row: dict[str, Any]) -> PageResult | None:
+def _ink(row: dict[str, Any]) -> int | None:
+    """Ink pixels of a page without a text layer (the blank check needs them), None otherwise or if unreadable."""
+    if (row.get("text_layer") or "").strip() or not row.get("png"):
+        return None
+    try:
+        return ink_pixels(row["png"])
+    except Exception:  # noqa: BLE001 - an image PIL cannot read is the engine's to judge (and to report)
+        return None
+
+
+def _facts(row: dict[str, Any], ink: int | None) -> PageFacts:
+    """What the quality signals need of a page row: its size, its trusted text layer, its ink if counted."""
+    trusted = (row.get("text_layer") or "") if row.get("text_layer_trusted") else ""
+    return PageFacts(width=row.get("width") or 0, height=row.get("height") or 0, trusted_text_layer=trusted,
+                     ink_pixels=ink)  # fmt: skip
+
+
+def _blank(row: dict[str, Any], ink: int | None) -> PageResult | None:
     """An empty-text result for a (near-)uniform page without a text layer, or None to send it to the engine.
 
     Both engines benefit: a thousand blank scans cost a second here instead of an hour of CPU OCR or a thousand
     requests. Not an error and not a fallback, so neither the error-rate gate nor the document's verdict counts
     it; a document whose pages are all blank still ends as `no_text`.
     """
-    if (row.get("text_layer") or "").strip():
-        return None
-    try:
-        ink = ink_pixels(row["png"])
-    except Exception:  # noqa: BLE001 - an image PIL cannot read is the engine's to judge (and to report)
-        return None
-    if ink > BLANK_MAX_INK_PIXELS:
+    if ink is None or ink > BLANK_MAX_INK_PIXELS:
         return None
     return PageResult(
         source_hash=row["sha256"], page_num=row["page_num"], text="", attempts=0, extra={"blank_page": True}
     )
 
 
-def _result_row(source: str, result: PageResult, memo_hit: bool) -> dict[str, Any]:
+def _result_row(source: str, result: PageResult, memo_hit: bool, facts: PageFacts) -> dict[str, Any]:
     row = result.to_dict()
     row["extra"] = json.dumps(row.pop("extra") or {}, sort_keys=True)
     row.pop("source_hash")
-    row.update(source=source, sha256=result.source_hash, memo_hit=memo_hit)
+    # Computed on every write, memo hits included: signals reach pages read before they existed.
+    row.update(source=source, sha256=result.source_hash, memo_hit=memo_hit, quality=page_signals(result, facts))
     return row
 
 
@@ -162,11 +177,12 @@ def ocr_group(
     memo = PageMemo(workspace, settings_key)
     skip = {r.source for r in read_stage_rejections(workspace, "render", group)}
     rows: list[dict[str, Any]] = []
-    sources: dict[tuple[str, int], str] = {}
+    # Pages out at the engine: their source and what their quality signals need of the page row.
+    sources: dict[tuple[str, int], tuple[str, PageFacts]] = {}
     result = OcrResult()
 
-    def record(source: str, page: PageResult, memo_hit: bool) -> None:
-        rows.append(_result_row(source, page, memo_hit))
+    def record(source: str, page: PageResult, memo_hit: bool, facts: PageFacts) -> None:
+        rows.append(_result_row(source, page, memo_hit, facts))
         result.pages += 1
         result.memo_hits += memo_hit
         result.fallback_pages += page.is_fallback
@@ -180,7 +196,8 @@ def ocr_group(
 
     def sink(page: PageResult) -> None:
         memo.put(page)
-        record(sources[(page.source_hash, page.page_num)], page, False)
+        source, facts = sources.pop((page.source_hash, page.page_num))
+        record(source, page, False, facts)
 
     def factories() -> Iterator[PageFactory]:
         for row in iter_batches(workspace, pages_key(group)):
@@ -188,25 +205,29 @@ def ocr_group(
                 continue
             answered = (streamed or {}).get((row["sha256"], row["page_num"]))
             if answered is not None:
-                record(row["source"], answered, False)
+                record(row["source"], answered, False, _facts(row, None))
                 continue
             cached = memo.get(row["sha256"], row["page_num"])
             if cached is not None:
-                record(row["source"], cached, True)
+                record(row["source"], cached, True, _facts(row, None))
                 continue
             if row.get("render_error") and not row.get("png"):
                 # Nothing to send: the page is the input's failure, kept out of the memo and of the engine.
-                record(row["source"], _unreadable(row), False)
+                record(row["source"], _unreadable(row), False, _facts(row, None))
                 continue
-            blank = _blank(row)
+            ink = _ink(row)
+            blank = _blank(row, ink)
             if blank is not None:
-                record(row["source"], blank, False)
+                record(row["source"], blank, False, _facts(row, ink))
                 continue
-            sources[(row["sha256"], row["page_num"])] = row["source"]
+            sources[(row["sha256"], row["page_num"])] = (row["source"], _facts(row, ink))
             yield functools.partial(_page_input, row)
 
     runner(factories(), sink)
     rows.sort(key=lambda r: (r["source"], r["page_num"]))
+    add_document_language(rows)
+    for row in rows:
+        row["quality"] = json.dumps(row["quality"], sort_keys=True)
     write_table(workspace, ocr_key(group), rows, OCR_SCHEMA)
     result.seconds = time.monotonic() - started
     return result

@@ -120,6 +120,7 @@ class VlmEngine:
         rotation = 0  # cumulative correction applied to the image so far
         errors: list[str] = []
         spent_in = spent_out = 0
+        finish: str | None = None  # the last reply's finish_reason, for the page's truncation signal
         for attempt in range(self.max_page_retries):
             # PNG decode/encode is CPU work: keep it off the event loop that drives every other request.
             png = page.png if rotation == 0 else await asyncio.to_thread(rotate_png, page.png, rotation)
@@ -132,6 +133,7 @@ class VlmEngine:
                 continue
             finally:
                 del body
+            finish = _finish_reason(response)
             usage = response.get("usage") or {}
             spent_in += int(usage.get("prompt_tokens") or 0)
             spent_out += int(usage.get("completion_tokens") or 0)
@@ -165,6 +167,7 @@ class VlmEngine:
                     "spent_input_tokens": spent_in,
                     "spent_output_tokens": spent_out,
                     "retry_reasons": errors,
+                    "finish_reason": finish,
                 },
             )
         log.warning("page %s/%d fell back to its text layer: %s", page.source_hash, page.page_num, errors[-1:])
@@ -176,6 +179,7 @@ class VlmEngine:
             spent_input_tokens=spent_in,
             spent_output_tokens=spent_out,
             retry_reasons=errors,
+            finish_reason=finish,
         )
 
     async def run_pages(
@@ -227,3 +231,12 @@ class VlmEngine:
             await asyncio.gather(*pending, return_exceptions=True)
         if failure:
             raise failure[0]
+
+
+def _finish_reason(response: dict[str, Any]) -> str | None:
+    """The reply's `choices[0].finish_reason` when it has one (a malformed reply is parse_reply's to reject)."""
+    try:
+        reason = response["choices"][0].get("finish_reason")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return None
+    return reason if isinstance(reason, str) else None

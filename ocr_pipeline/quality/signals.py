@@ -1,0 +1,73 @@
+"""One page's quality signals, as stored in the OCR manifest's `quality` column (a JSON object per page)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ocr_pipeline.quality.agreement import text_layer_agreement
+from ocr_pipeline.quality.density import chars_per_sq_in, text_on_blank
+from ocr_pipeline.quality.language import language_mismatch, majority_language
+from ocr_pipeline.quality.repetition import repetition
+from ocr_pipeline.quality.truncation import truncation
+from ocr_pipeline.records import PageResult
+
+# Bumped when a signal's definition or threshold changes, so readers can tell old values from new.
+QUALITY_VERSION = 1
+
+
+@dataclass(frozen=True)
+class PageFacts:
+    """What the pages manifest knows about a page besides its image: size, trusted text layer, ink."""
+
+    width: int = 0
+    height: int = 0
+    trusted_text_layer: str = ""  # "" unless the probe trusts the layer (then it is a fair reference)
+    ink_pixels: int | None = None  # only where the blank-page check already counted it (no extra decode)
+
+
+def page_signals(page: PageResult, facts: PageFacts) -> dict[str, Any]:
+    """Every per-page signal of one result; `language_mismatch` waits for the document (add_document_language)."""
+    text = page.text or ""
+    rep = repetition(text)
+    finish = page.extra.get("finish_reason")
+    cut = truncation(text, finish if isinstance(finish, str) else None)
+    # A fallback's text is the layer itself: agreeing with it says nothing about the engine.
+    agreement = None if page.is_fallback else text_layer_agreement(text, facts.trusted_text_layer)
+    return {
+        "version": QUALITY_VERSION,
+        "repetition": rep.share,
+        "repeat_run": rep.longest_run,
+        "char_run": rep.char_run,
+        "degenerate": rep.degenerate,
+        "finish_reason": cut.finish_reason,
+        "open_table": cut.open_table,
+        "open_formula": cut.open_formula,
+        "ends_mid_word": cut.ends_mid_word,
+        "truncated": cut.truncated,
+        "language_mismatch": None,
+        "text_layer_agreement": agreement,
+        "chars_per_sq_in": chars_per_sq_in(text, facts.width, facts.height),
+        "blank_text": text_on_blank(text, bool(page.extra.get("blank_page")), facts.ink_pixels),
+    }
+
+
+def add_document_language(rows: Iterable[dict[str, Any]]) -> None:
+    """Fill `language_mismatch` in each row's `quality` dict from its document's (`source`'s) majority language.
+
+    Rows are OCR manifest rows (`source`, `primary_language`, `is_fallback`, `quality`); fallbacks carry no
+    language of the engine's and neither vote nor get compared.
+    """
+    by_source: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_source[row["source"]].append(row)
+    for pages in by_source.values():
+        voters = [r["primary_language"] for r in pages if not r.get("is_fallback") and r.get("primary_language")]
+        majority = majority_language(voters)
+        for row in pages:
+            quality = row.get("quality")
+            if isinstance(quality, dict):
+                own = None if row.get("is_fallback") else row.get("primary_language")
+                quality["language_mismatch"] = language_mismatch(own, majority, len(voters))

@@ -1,0 +1,91 @@
+"""Per-page quality signals: model loops flagged, honest real pages not, and Dolma spans that drop a bad page."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from ocr_pipeline.quality import PageFacts, add_document_language, page_signals
+from ocr_pipeline.quality.repetition import repetition
+from ocr_pipeline.quality.truncation import truncation
+from ocr_pipeline.records import PageResult
+from ocr_pipeline.stages.dolma_documents import build_document
+from tests.support.real_pages import real_page_texts
+
+PROSE = ("The committee met on Tuesday to review the budget. Members raised questions about the cost of the new "
+         "library wing, and the chair promised a written answer before the next session.")  # fmt: skip
+LOOPS = {
+    "line repeated 200 times": "# Results\n\n" + "Table 3: results of the experiment on the validation set\n" * 200,
+    "table row repeated": "<table>" + "<tr><td>0.12</td><td>0.34</td><td>n/a</td></tr>\n" * 100 + "</table>",
+    "characters repeated": PROSE + " " + "ab" * 400,
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOPS))
+def test_model_loops_are_degenerate(name: str) -> None:
+    assert repetition(LOOPS[name]).degenerate
+
+
+def test_prose_and_real_pages_are_not_degenerate() -> None:
+    assert not repetition(PROSE * 3).degenerate  # a paragraph said three times is not a loop of the model
+    pages = real_page_texts()
+    if not pages:
+        pytest.skip("../shared/data is absent")
+    flagged = [name for name, text in pages if repetition(text).degenerate]
+    assert flagged == [], f"{len(flagged)} of {len(pages)} real pages flagged"
+
+
+def test_truncation_sees_the_server_and_open_structures() -> None:
+    assert truncation(PROSE, "length").truncated
+    assert truncation("<table><tr><td>1</td>", "stop").open_table
+    assert truncation("Energy: $$E = mc^2", None).open_formula
+    assert not truncation("A row \\\\[3pt] and \\[x\\] closed", None).truncated
+    assert not truncation(PROSE, "stop").truncated
+
+
+def _signals(text: str, **kw: object) -> dict:
+    return page_signals(PageResult("h", 1, text, **kw), PageFacts(910, 1288, trusted_text_layer=PROSE))  # type: ignore[arg-type]
+
+
+def test_agreement_density_blank_and_language() -> None:
+    assert _signals(PROSE)["text_layer_agreement"] == 1.0
+    assert _signals("Ein völlig anderer Text über etwas anderes.")["text_layer_agreement"] < 0.5
+    assert _signals(PROSE, is_fallback=True)["text_layer_agreement"] is None  # the layer agreeing with itself
+    assert _signals(LOOPS["line repeated 200 times"])["chars_per_sq_in"] > 100 > _signals(PROSE)["chars_per_sq_in"]
+    assert _signals("invented text", extra={"blank_page": True})["blank_text"]
+    rows: list[dict[str, Any]] = [
+        {"source": "a", "primary_language": lang, "quality": {}} for lang in ("en", "en", "de")
+    ]
+    add_document_language(rows)
+    assert [r["quality"]["language_mismatch"] for r in rows] == [False, False, True]
+
+
+def _mix_span_replacement(doc: dict, attribute: str, min_score: float) -> dict:
+    """Dolma `mix`'s documented span_replacement: the text of every span scoring >= min_score is replaced ("")."""
+    text = doc["text"]
+    for start, end, score in sorted(doc["attributes"][attribute], reverse=True):
+        if score >= min_score:
+            text = text[:start] + text[end:]
+    return {**doc, "text": text}
+
+
+def test_dolma_attributes_let_a_flagged_page_be_removed() -> None:
+    pages = [
+        PageResult("h", 1, PROSE),
+        PageResult("h", 2, LOOPS["line repeated 200 times"]),
+        PageResult("h", 3, "End."),
+    ]
+    quality = {p.page_num: page_signals(p, PageFacts(910, 1288)) for p in pages}
+    plain = build_document("/in/a.pdf", pages, added="2026-01-01", total_pages=3)
+    doc = json.loads(json.dumps(build_document("/in/a.pdf", pages, added="2026-01-01", total_pages=3, quality=quality)))
+    # Every field but the new attributes is what it was; a reader ignoring unknown attributes sees no change.
+    new = {k: v for k, v in doc["attributes"].items() if k.startswith("ocr_pipeline__quality__")}
+    assert {k: v for k, v in doc.items() if k != "attributes"} == {k: v for k, v in plain.items() if k != "attributes"}
+    assert {k: v for k, v in doc["attributes"].items() if k not in new} == plain["attributes"]
+    spans = doc["attributes"]["pdf_page_numbers"]
+    assert doc["attributes"]["ocr_pipeline__quality__degenerate"] == [[s, e, int(p == 2)] for s, e, p in spans]
+    assert all(len(span) == 3 for values in new.values() for span in values)
+    mixed = _mix_span_replacement(doc, "ocr_pipeline__quality__flagged", 0.5)
+    assert mixed["text"] == PROSE + "\nEnd."
