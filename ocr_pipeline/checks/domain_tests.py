@@ -1,11 +1,14 @@
-"""Domain tests too specific for the generic ones: Dolma schema, inventory accounting, rendered page counts."""
+"""Domain tests too specific for the generic ones: Dolma schema, inventory accounting, rendered page counts,
+and the partition gates on the OCR manifest's per-page quality signals."""
 
 from __future__ import annotations
 
+import json
+import statistics
 from collections import Counter
 from typing import Any
 
-from ocr_pipeline.checks.generic_tests import Implementation, Outcome, rows_outcome, sample_row
+from ocr_pipeline.checks.generic_tests import SAMPLE_ROWS, Implementation, Outcome, rows_outcome, sample_row
 from ocr_pipeline.checks.loaders import PartitionData
 from ocr_pipeline.checks.paths import get_path
 from ocr_pipeline.checks.spec import TestSpec
@@ -19,6 +22,8 @@ METADATA_FIELDS = {
     "total-output-tokens": int,
     "total-fallback-pages": int,
 }
+# A median over fewer trusted pages than this says too little about the model to block a partition on.
+DEFAULT_MIN_TRUSTED_PAGES = 3
 PER_PAGE_ATTRIBUTES = ["primary_language", "is_rotation_valid", "rotation_correction", "is_table", "is_diagram"]
 
 
@@ -129,8 +134,76 @@ def pages_match_page_count(spec: TestSpec, data: PartitionData) -> Outcome:
     return outcome
 
 
+def page_quality(row: dict[str, Any]) -> dict[str, Any] | None:
+    """A manifest row's quality signals as a dict; None where it has none (older manifests, unreadable JSON)."""
+    value = row.get("quality")
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    return value if isinstance(value, dict) else None
+
+
+def degenerate_page_share(spec: TestSpec, data: PartitionData) -> Outcome:
+    """At most `max` of the pages with quality signals are degenerate (a repetition loop); pages without
+    signals (manifests older than the `quality` column) are not judged, and count as neither."""
+    rows = data.rows(spec.asset)
+    judged = [(r, q) for r in rows if (q := page_quality(r)) is not None]
+    hits = [r for r, q in judged if q.get("degenerate") is True]
+    share = len(hits) / len(judged) if judged else 0.0
+    limit = spec.params["max"]
+    summary = f"{len(hits)} of {len(judged)} pages degenerate ({share:.2%}, allowed at most {limit:.2%})"
+    if len(judged) < len(rows):
+        summary += f"; {len(rows) - len(judged)} pages without quality signals not judged"
+    metadata = {
+        "pages": len(rows),
+        "pages_with_signals": len(judged),
+        "degenerate_pages": len(hits),
+        "rate": round(share, 6),
+        "max": limit,
+        "sample": [sample_row(spec.asset, r) for r in hits[:SAMPLE_ROWS]],
+    }
+    return Outcome(share <= limit, summary, metadata)
+
+
+def median_text_layer_agreement(spec: TestSpec, data: PartitionData) -> Outcome:
+    """The median agreement with the text layer over the pages that have a trusted one is at least `min`.
+
+    A right model agrees closely with born-digital pages; a wrong model or prompt agrees with none of them, so
+    the median drops for the whole partition. Pages without a trusted layer (null agreement) or without signals
+    are ignored; with fewer than `min_pages` (default 3) trusted pages the test passes and says so.
+    """
+    rows = data.rows(spec.asset)
+    scored = []
+    for row in rows:
+        quality = page_quality(row)
+        value = quality.get("text_layer_agreement") if quality else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            scored.append((float(value), row))
+    limit, needed = spec.params["min"], int(spec.params.get("min_pages", DEFAULT_MIN_TRUSTED_PAGES))
+    metadata: dict[str, Any] = {"pages": len(rows), "trusted_pages": len(scored), "min": limit, "min_pages": needed}
+    if len(scored) < needed:
+        # Scans and text-free pages have no layer to compare with: nothing to judge, not a failure.
+        summary = f"{len(scored)} of {len(rows)} pages have a trusted text layer (fewer than {needed}): not judged"
+        return Outcome(True, summary, {**metadata, "median": None})
+    median = statistics.median(v for v, _ in scored)
+    lowest = sorted(scored, key=lambda pair: pair[0])[:SAMPLE_ROWS]
+    summary = (
+        f"median text-layer agreement {median:.3f} over {len(scored)} trusted pages (at least {limit:.3f} expected)"
+    )
+    metadata.update(
+        median=round(median, 4),
+        lowest=min(v for v, _ in scored),
+        sample=[sample_row(spec.asset, r, agreement=v) for v, r in lowest],
+    )
+    return Outcome(median >= limit, summary, metadata)
+
+
 DOMAIN_TESTS: dict[str, Implementation] = {
     "dolma_schema": dolma_schema,
     "inventory_accounting": inventory_accounting,
     "pages_match_page_count": pages_match_page_count,
+    "degenerate_page_share": degenerate_page_share,
+    "median_text_layer_agreement": median_text_layer_agreement,
 }

@@ -26,6 +26,8 @@ TEST_TYPES: dict[str, tuple[set[str], set[str], bool]] = {
     "page_error_rate": ({"max"}, set(), False),
     "fallback_rate": ({"max"}, set(), False),
     "language_distribution": ({"expected", "min_share"}, set(), False),
+    "degenerate_page_share": ({"max"}, set(), False),
+    "median_text_layer_agreement": ({"min"}, {"min_pages"}, False),
     "dolma_schema": (set(), set(), True),
     "inventory_accounting": (set(), set(), True),
     "pages_match_page_count": (set(), set(), True),
@@ -201,6 +203,9 @@ class _Parser:
         for key in ("min", "max", "max_failing", "max_failing_rate", "min_share"):
             if key in params and (isinstance(params[key], bool) or not isinstance(params[key], (int, float))):
                 raise ValueError(f"`{key}` must be a number")
+        pages = params.get("min_pages", 0)
+        if isinstance(pages, bool) or not isinstance(pages, int):
+            raise ValueError("`min_pages` must be a whole number")
         if type_ == "accepted_values" and not isinstance(params["values"], list):
             raise ValueError("`values` must be a list")
         if type_ == "language_distribution" and not isinstance(params["expected"], list):

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ocr_pipeline.quality.agreement import text_layer_agreement
+from ocr_pipeline.quality.degenerate import REPETITION_LOOP, TRUNCATED
 from ocr_pipeline.quality.density import chars_per_sq_in, text_on_blank
 from ocr_pipeline.quality.language import language_mismatch, majority_language
 from ocr_pipeline.quality.repetition import repetition
@@ -36,17 +37,22 @@ def page_signals(page: PageResult, facts: PageFacts) -> dict[str, Any]:
     cut = truncation(text, finish if isinstance(finish, str) else None)
     # A fallback's text is the layer itself: agreeing with it says nothing about the engine.
     agreement = None if page.is_fallback else text_layer_agreement(text, facts.trusted_text_layer)
+    # A page the VLM engine fell back on after degenerate answers (degenerate.degenerate_reason) holds the
+    # layer's text, which measures clean; the verdicts keep the engine's answers, so the page stays flagged in
+    # the Dolma attributes and counted by the partition gates instead of passing as a good page.
+    retried = page.extra.get("retried_for") if page.is_fallback else None
+    answers = [r for r in retried if isinstance(r, str)] if isinstance(retried, list) else []
     return {
         "version": QUALITY_VERSION,
         "repetition": rep.share,
         "repeat_run": rep.longest_run,
         "char_run": rep.char_run,
-        "degenerate": rep.degenerate,
+        "degenerate": rep.degenerate or REPETITION_LOOP in answers,
         "finish_reason": cut.finish_reason,
         "open_table": cut.open_table,
         "open_formula": cut.open_formula,
         "ends_mid_word": cut.ends_mid_word,
-        "truncated": cut.truncated,
+        "truncated": cut.truncated or any(r.startswith(TRUNCATED) for r in answers),
         "language_mismatch": None,
         "text_layer_agreement": agreement,
         "chars_per_sq_in": chars_per_sq_in(text, facts.width, facts.height),

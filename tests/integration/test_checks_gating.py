@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import shutil
 from pathlib import Path
 
 import pytest
 from dagster import AssetCheckKey, AssetKey, AssetSelection, DagsterInstance, materialize
 from PIL import Image
 
+from ocr_pipeline.checks.spec import shipped_checks_dir
 from ocr_pipeline.cli import print_summary
 from ocr_pipeline.defs.materialize import ASSETS_AND_CHECKS, run_group, run_inventory, run_resources
 from ocr_pipeline.local_run import run_local
@@ -90,3 +93,61 @@ def test_blocking_check_stops_only_its_partition(tmp_path: Path, capsys: pytest.
         assert _latest(instance, ERROR_RATE, scan)[0] == "SUCCEEDED"
         assert instance.get_materialized_partitions(AssetKey("dolma_shards")) == {good, scan}
         assert ws.exists(dolma_key(scan))
+
+
+AGREEMENT = AssetCheckKey(AssetKey("vlm_ocr_outputs"), "text_layer_agreement")
+# What a wrong model or prompt behind the server answers: fluent English that has nothing to do with any page.
+UNRELATED = (
+    "Quarterly revenue rose four percent on strong demand for industrial pumps, while the board announced a new "
+    "dividend policy and the retirement of its longtime chief financial officer."
+)
+
+
+def _right_answers(settings: PipelineSettings, group: str) -> dict[str, str]:
+    """Each rendered page's server key mapped to its own words: what a right model reads there."""
+    rows = read_rows(LocalWorkspace(settings.workspace), pages_key(group), ["png", "text_layer"])
+    return {hist_key(Image.open(io.BytesIO(r["png"])).convert("L")): " ".join(r["text_layer"].split()) for r in rows}
+
+
+def test_a_server_answering_unrelated_text_is_blocked_before_dolma_shards(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The shipped agreement gate warns; a deployment's own checks folder makes it blocking, as this one does.
+    checks = tmp_path / "checks"
+    shutil.copytree(shipped_checks_dir(), checks, ignore=shutil.ignore_patterns("__*"))
+    yml = checks / "vlm_ocr_outputs.yml"
+    gate = "          min_pages: 3\n          severity: warn\n"
+    assert gate in yml.read_text()
+    yml.write_text(yml.read_text().replace(gate, "          min_pages: 3\n          blocking: true\n"))
+    monkeypatch.setenv("OCR_PIPELINE_CHECKS_DIR", str(checks))
+    corpus = tmp_path / "in"
+    pages = [[pdfgen.SENTENCES[i], pdfgen.SENTENCES[(i + 3) % 8]] for i in range(4)]
+    pdfgen.write(corpus / "born_digital.pdf", pdfgen.text_pdf(pages))
+    answers: dict[str, str] = {}
+    with VlmTestServer(model="olmocr-test", text_for=lambda key: answers.get(key, UNRELATED)) as server:
+        settings = PipelineSettings(
+            workspace=str(tmp_path / "ws"), pdfs=[str(corpus)], server=server.url, model="olmocr-test"
+        )
+        instance = DagsterInstance.ephemeral()
+        [group] = run_inventory(settings, instance)
+
+        # A wrong model: every page answered with the same unrelated paragraph; the blocking gate stops the group.
+        assert not run_group(settings, group, instance)
+        status, metadata = _latest(instance, AGREEMENT, group)
+        assert status == "FAILED"
+        assert metadata["trusted_pages"] == 4 and float(str(metadata["median"])) < 0.6
+        assert "median text-layer agreement" in str(metadata["summary"])
+        assert instance.get_materialized_partitions(AssetKey("dolma_shards")) == set()
+        assert not LocalWorkspace(settings.workspace).exists(dolma_key(group))
+
+        # The right model (each page answered with its own words) passes the gate and the shard is written.
+        answers.update(_right_answers(settings, group))
+        assert len(answers) == 4
+        server.text_for = answers  # no fallback to the unrelated paragraph now
+        settings = dataclasses.replace(settings, workspace=str(tmp_path / "ws2"))
+        instance = DagsterInstance.ephemeral()
+        [group] = run_inventory(settings, instance)
+        assert run_group(settings, group, instance)
+        status, metadata = _latest(instance, AGREEMENT, group)
+        assert status == "SUCCEEDED" and float(str(metadata["median"])) > 0.9
+        assert instance.get_materialized_partitions(AssetKey("dolma_shards")) == {group}

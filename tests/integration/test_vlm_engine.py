@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import threading
+from collections import Counter
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from ocr_pipeline.engines.vlm import BackoffPolicy, ServerUnavailableError, VlmEngine
+from ocr_pipeline.engines.vlm.client import VlmClient
+from ocr_pipeline.engines.vlm.prompts import build_request, temperature_for
 from ocr_pipeline.records import PageInput, PageResult
 from tests.support import Fault, VlmTestServer, page_input, page_key
+from tests.support.vlm_protocol import default_text
 
 FAST = BackoffPolicy(base_s=0.01, max_s=0.05, max_retries=3)
 MODEL = "allenai/olmOCR-2-7B-1025-FP8"
@@ -166,3 +172,92 @@ def test_pages_rendered_just_in_time() -> None:
         assert state["done"] == 40 and srv.violations == []
         assert state["peak_alive"] <= 3  # request slots + read-ahead, however many pages wait
         assert srv.max_in_flight == 2
+
+
+# -- degenerate answers: parsed fine, yet no transcription -------------------------------------------------------
+LOOP = "The committee met again and adjourned. " * 150  # a loop olmOCR models fall into, well under max_tokens
+OPEN_TABLE = "<table><tr><td>Year</td><td>Total</td></tr><tr><td>2019</td><td>4"  # cut inside a table
+
+
+class BadFirst:
+    """Answers `bad` for a page's first `times` replies and olmOCR-like default text after (a stateful text_for)."""
+
+    def __init__(self, bad: str, times: int) -> None:
+        self.bad, self.times = bad, times
+        self.calls: Counter[str] = Counter()
+        self.lock = threading.Lock()  # the server answers from its own thread
+
+    def __call__(self, key: str) -> str:
+        with self.lock:
+            self.calls[key] += 1
+            return self.bad if self.calls[key] <= self.times else default_text(key)
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Every body the engine hands its client, copied as it was at send time (httpx serialises that dict)."""
+    bodies: list[dict[str, Any]] = []
+    original = VlmClient.chat_completion
+
+    async def recording(self: VlmClient, body: dict[str, Any]) -> dict[str, Any]:
+        bodies.append(json.loads(json.dumps(body)))
+        return await original(self, body)
+
+    monkeypatch.setattr(VlmClient, "chat_completion", recording)
+    return bodies
+
+
+@pytest.mark.parametrize(
+    ("bad", "times", "reason"),
+    [(LOOP, 1, "repetition loop"), (LOOP, 2, "repetition loop")],
+)
+def test_a_degenerate_answer_is_retried_at_the_next_temperature(
+    server: VlmTestServer, sent: list[dict[str, Any]], bad: str, times: int, reason: str
+) -> None:
+    page = page_input(51, text_layer="layer")
+    server.text_for = BadFirst(bad, times)
+    result = run(server, [page])[page.page_num]
+    assert server.violations == []
+    requests = requests_for(server, page)
+    assert not result.is_fallback and result.error is None
+    assert result.text == default_text(requests[-1].page_key)  # the good answer, not the loop
+    assert result.attempts == times + 1 and len(requests) == times + 1
+    assert [r.temperature for r in requests] == [temperature_for(a) for a in range(times + 1)]
+    assert result.extra["retried_for"] == [reason] * times
+    # Each retry is olmOCR's request for that attempt, byte for byte, exactly as after a failed parse.
+    for attempt, body in enumerate(sent):
+        expected = build_request(page.png or b"", model=MODEL, attempt=attempt, guided_decoding=True)
+        assert json.dumps(body) == json.dumps(expected)
+
+
+def test_an_answer_ending_inside_a_table_is_kept_not_retried(server: VlmTestServer) -> None:
+    # A page can end inside a table or formula that runs on to the next one: flagged by the signals, never retried.
+    page = page_input(54, text_layer="layer")
+    server.text_for = BadFirst(OPEN_TABLE, 1)
+    result = run(server, [page])[page.page_num]
+    assert not result.is_fallback and result.attempts == 1 and result.text == OPEN_TABLE
+    assert result.extra["retried_for"] == []
+
+
+def test_a_page_that_loops_on_every_attempt_falls_back_flagged(server: VlmTestServer) -> None:
+    looping, good = page_input(52, text_layer="the PDF's own text"), page_input(53)
+    server.text_for = lambda key: LOOP if key == page_key(looping.png or b"") else default_text(key)
+    results = run(server, [looping, good])
+    fallback = results[looping.page_num]
+    assert fallback.is_fallback and fallback.text == "the PDF's own text" and fallback.attempts == 8
+    assert fallback.error == "attempt 8: degenerate answer: repetition loop"
+    assert fallback.extra["retried_for"] == ["repetition loop"] * 8
+    assert [r.temperature for r in requests_for(server, looping)] == [temperature_for(a) for a in range(8)]
+    assert not results[good.page_num].is_fallback and results[good.page_num].attempts == 1
+
+
+def test_a_normal_page_is_sent_once_with_olmocrs_first_request(
+    server: VlmTestServer, sent: list[dict[str, Any]]
+) -> None:
+    page = page_input(54)
+    result = run(server, [page])[page.page_num]
+    assert server.violations == []
+    assert not result.is_fallback and result.attempts == 1 and result.extra["retried_for"] == []
+    (body,) = sent
+    expected = build_request(page.png or b"", model=MODEL, attempt=0, guided_decoding=True)
+    assert json.dumps(body) == json.dumps(expected)

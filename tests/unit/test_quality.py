@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from ocr_pipeline.quality import PageFacts, add_document_language, page_signals
+from ocr_pipeline.quality.degenerate import degenerate_reason
 from ocr_pipeline.quality.repetition import repetition
 from ocr_pipeline.quality.truncation import truncation
 from ocr_pipeline.records import PageResult
@@ -89,3 +90,24 @@ def test_dolma_attributes_let_a_flagged_page_be_removed() -> None:
     assert all(len(span) == 3 for values in new.values() for span in values)
     mixed = _mix_span_replacement(doc, "ocr_pipeline__quality__flagged", 0.5)
     assert mixed["text"] == PROSE + "\nEnd."
+
+
+def test_degenerate_reason_names_the_first_verdict_that_fails() -> None:
+    assert degenerate_reason("An honest page of prose that ends with a full stop.", "stop") is None
+    assert degenerate_reason("The committee met again and adjourned. " * 150, "stop") == "repetition loop"
+    # Open structures are flagged by the signals, not retried: an honest page can end inside a formula.
+    assert degenerate_reason("<table><tr><td>1</td></tr>", "stop") is None
+    assert degenerate_reason("The sum is $$ x + y", "stop") is None
+    assert degenerate_reason("<table><tr><td>1", "length") == "truncated: finish_reason length"
+
+
+def test_a_fallback_after_degenerate_answers_keeps_their_verdict() -> None:
+    layer = "The PDF's own text for this page."
+    retried = PageResult(
+        "h", 1, layer, is_fallback=True, extra={"retried_for": ["repetition loop", "truncated: unclosed table"]}
+    )
+    signals = page_signals(retried, PageFacts())
+    assert signals["degenerate"] and signals["truncated"] and signals["repetition"] == 0.0
+    # Only a fallback borrows the engine's answers: a page that recovered is judged by its own (clean) text.
+    recovered = PageResult("h", 1, layer, extra={"retried_for": ["repetition loop"]})
+    assert not page_signals(recovered, PageFacts())["degenerate"]

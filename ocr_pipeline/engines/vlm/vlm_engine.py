@@ -13,6 +13,7 @@ from PIL import Image
 
 from ocr_pipeline.engines.vlm.client import BackoffPolicy, RequestFailedError, VlmClient
 from ocr_pipeline.engines.vlm.prompts import PROMPT_VERSION, ReplyError, build_request, parse_reply
+from ocr_pipeline.quality.degenerate import degenerate_reason
 from ocr_pipeline.records import PageInput, PageResult
 from ocr_pipeline.settings import DEFAULT_MAX_PAGE_RETRIES
 
@@ -112,13 +113,18 @@ class VlmEngine:
         )
 
     async def aocr_page(self, page: PageInput) -> PageResult:
-        """Read one page, retrying as olmOCR does; falls back to the text layer instead of raising."""
+        """Read one page, retrying as olmOCR does; falls back to the text layer instead of raising.
+
+        A reply that parses but is degenerate (a repetition loop, an unclosed table or formula: see
+        quality.degenerate) counts as a failed attempt too; `extra["retried_for"]` lists each such reason.
+        """
         started = time.monotonic()
         if not page.png:
             return self._fallback(page, "no page image to send", 0, started)
         client = self._get_client()
         rotation = 0  # cumulative correction applied to the image so far
         errors: list[str] = []
+        retried_for: list[str] = []  # one reason per attempt whose reply parsed but was degenerate
         spent_in = spent_out = 0
         finish: str | None = None  # the last reply's finish_reason, for the page's truncation signal
         for attempt in range(self.max_page_retries):
@@ -147,6 +153,14 @@ class VlmEngine:
                 rotation = (rotation + reply.rotation_correction) % 360
                 errors.append(f"attempt {attempt + 1}: rotation invalid, turning by {rotation}")
                 continue
+            # A loop or a cut-off answer parses fine but is no transcription: it costs an attempt like a bad
+            # parse, so the next request samples at olmOCR's next temperature, and the last one falls back.
+            # Pure CPU on the reply text (no decode): cheap enough to stay on the event loop.
+            reason = degenerate_reason(reply.text, finish)
+            if reason is not None:
+                retried_for.append(reason)
+                errors.append(f"attempt {attempt + 1}: degenerate answer: {reason}")
+                continue
             return PageResult(
                 source_hash=page.source_hash,
                 page_num=page.page_num,
@@ -167,6 +181,7 @@ class VlmEngine:
                     "spent_input_tokens": spent_in,
                     "spent_output_tokens": spent_out,
                     "retry_reasons": errors,
+                    "retried_for": retried_for,
                     "finish_reason": finish,
                 },
             )
@@ -179,6 +194,7 @@ class VlmEngine:
             spent_input_tokens=spent_in,
             spent_output_tokens=spent_out,
             retry_reasons=errors,
+            retried_for=retried_for,
             finish_reason=finish,
         )
 
