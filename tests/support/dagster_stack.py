@@ -56,6 +56,10 @@ query($id: String!) {
   partitionBackfillOrError(backfillId: $id) { ... on PartitionBackfill { status } ... on PythonError { message } }
 }"""
 REPOSITORIES = "{ repositoriesOrError { ... on RepositoryConnection { nodes { name location { name } } } } }"
+LOAD_ERRORS = """
+{
+  workspaceOrError { ... on Workspace { locationEntries { locationOrLoadError { ... on PythonError { message } } } } }
+}"""
 
 
 def free_port() -> int:
@@ -89,22 +93,30 @@ class DagsterStack:
         self.repository: dict[str, str] = {}
 
     def start(self, timeout_s: float = 600.0) -> DagsterStack:
-        """Start both processes (repository root as working directory) and wait for the code location."""
+        """Start both processes (repository root as working directory) and wait for the code location.
+
+        The daemon starts once the webserver serves: a fresh SQLite instance's tables are created by the first
+        process that opens them, and two at once race on it (`UNIQUE constraint failed: alembic_version`).
+        """
         w = ["-w", str(self.workspace_yaml)]
-        self._spawn("daemon", [str(BIN / "dagster-daemon"), "run", *w])
         self._spawn("webserver", [str(BIN / "dagster-webserver"), "-h", "127.0.0.1", "-p", str(self.port), *w])
 
         def loaded() -> dict[str, str] | None:
             self._check_alive()
             try:
                 nodes = self.graphql(REPOSITORIES)["repositoriesOrError"].get("nodes") or []
+                entries = self.graphql(LOAD_ERRORS)["workspaceOrError"].get("locationEntries") or []
             except (httpx.HTTPError, RuntimeError):
                 return None
+            errors = [m for m in ((e["locationOrLoadError"] or {}).get("message") for e in entries) if m]
+            if errors:  # the code location failed to load: no point waiting for it
+                raise RuntimeError(f"the code location did not load: {errors[0][-3000:]}")
             return {"repositoryName": nodes[0]["name"], "repositoryLocationName": nodes[0]["location"]["name"]} if (
                 nodes
             ) else None
 
         self.repository = wait_for("the code location to load in the webserver", loaded, timeout_s)
+        self._spawn("daemon", [str(BIN / "dagster-daemon"), "run", *w])
         return self
 
     def _spawn(self, name: str, cmd: list[str]) -> None:
