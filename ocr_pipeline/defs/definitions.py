@@ -12,7 +12,7 @@ from ocr_pipeline.defs.checks import build_asset_checks, checks_dir
 from ocr_pipeline.defs.jobs import inventory_job, ocr_job
 from ocr_pipeline.defs.resources import pipeline_resources
 from ocr_pipeline.defs.schedules import scan_schedules
-from ocr_pipeline.defs.sensors import work_group_sensor
+from ocr_pipeline.defs.sensors import build_work_group_sensor
 from ocr_pipeline.settings import DeploymentSettings, deployment_from_env
 
 
@@ -54,7 +54,7 @@ def build_definitions(
         assets=catalog_assets(ALL_ASSETS, deployment.asset_owners, workspace),
         asset_checks=build_asset_checks(checks_dir(deployment)),
         jobs=[inventory_job, ocr_job],
-        sensors=[work_group_sensor] if with_automation else [],
+        sensors=[build_work_group_sensor(deployment.sensor_interval_s)] if with_automation else [],
         schedules=scan_schedules(deployment) if with_automation else [],
         resources=resources,
         executor=executor_for(deployment),

@@ -18,6 +18,7 @@ from dagster import (
     DefaultSensorStatus,
     RunRequest,
     RunsFilter,
+    SensorDefinition,
     SensorEvaluationContext,
     SensorResult,
     sensor,
@@ -27,7 +28,7 @@ from ocr_pipeline.defs.assets import pdf_inventory
 from ocr_pipeline.defs.jobs import inventory_job, ocr_job
 from ocr_pipeline.defs.partitions import WORK_GROUPS
 from ocr_pipeline.defs.resources import PipelineConfig, S3ClientResource
-from ocr_pipeline.settings import PipelineSettings, deployment_from_env
+from ocr_pipeline.settings import DeploymentSettings, PipelineSettings, deployment_from_env
 from ocr_pipeline.stages.inventory_listing import known_sources, list_new_inputs
 from ocr_pipeline.stages.pdf_inventory import list_groups
 from ocr_pipeline.workspace.commit import done_groups
@@ -147,8 +148,7 @@ def ocr_requests(
     return requests, checked
 
 
-@sensor(jobs=[inventory_job, ocr_job], minimum_interval_seconds=60, default_status=DefaultSensorStatus.STOPPED)
-def work_group_sensor(
+def _work_group_tick(
     context: SensorEvaluationContext,
     pipeline_config: PipelineConfig,
     workspace_s3: S3ClientResource,
@@ -183,3 +183,17 @@ def work_group_sensor(
         context.log.warning("run_retries is off in this instance: a failed run waits for a person (see deploy/)")
     context.log.info(f"{summary}; {len(runs)} group runs requested")
     return SensorResult(run_requests=requests, cursor=json.dumps(state, sort_keys=True))
+
+
+def build_work_group_sensor(interval_s: int) -> SensorDefinition:
+    """The work-group sensor, ticking at most every `interval_s` seconds (the deployment's sensor_interval_s)."""
+    return sensor(
+        name="work_group_sensor",
+        jobs=[inventory_job, ocr_job],
+        minimum_interval_seconds=interval_s,
+        default_status=DefaultSensorStatus.STOPPED,
+    )(_work_group_tick)
+
+
+# The sensor at the declared default pace (no environment read), for tests and tools that evaluate one tick directly.
+work_group_sensor = build_work_group_sensor(DeploymentSettings().sensor_interval_s)

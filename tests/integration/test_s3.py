@@ -169,7 +169,7 @@ def test_throttling_and_dropped_connections_are_retried(s3_env: SeaweedS3, monke
     _bucket(s3_env, "slow-ws")
 
     def fault(n: int) -> str | None:
-        return "503" if n % 4 == 0 else ("drop" if n % 11 == 0 else None)
+        return "503" if n % 8 == 0 else ("drop" if n % 11 == 0 else None)
 
     with FaultProxy(s3_env.endpoint, fault) as proxy:
         monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
