@@ -208,9 +208,3 @@ def join_line(line: Sequence[Box], space_gap: float = 0.0) -> str:
 def order_text(boxes: Sequence[Box], space_gap: float = 0.0) -> str:
     """Plain text of `boxes` in reading order, one output line per visual line."""
     return "\n".join(join_line(line, space_gap) for line in order_lines(boxes))
-
-
-def looks_like_table(lines: Sequence[Sequence[Box]]) -> bool:
-    """Cheap table guess: many lines split into three or more separate cells."""
-    multi = sum(1 for line in lines if len(line) >= 3)
-    return multi >= 3 and multi >= 0.3 * len(lines)

@@ -59,8 +59,3 @@ def finish_commit(workspace: Workspace, group: str, outputs: list[str], summary:
     marker = {"group": group, "outputs": sorted(outputs), **summary}
     workspace.write_bytes(done_key(group), json.dumps(marker, sort_keys=True).encode("utf-8"))
     fault_point("commit.done")
-
-
-def read_marker(workspace: Workspace, group: str) -> dict[str, Any]:
-    """The marker of a done group; FileNotFoundError when the group is not done."""
-    return json.loads(workspace.read_bytes(done_key(group)))
