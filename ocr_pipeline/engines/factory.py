@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from ocr_pipeline.engines.base import OcrEngine, PageEngine, PageFactory, ResultSink, result_settings_key
 from ocr_pipeline.engines.vlm.vlm_engine import VlmEngine
@@ -18,11 +18,13 @@ if TYPE_CHECKING:
     from ocr_pipeline.engines.cpu import CpuEngine
 
 
-class SequentialEngine:
-    """A one-page-at-a-time engine as an OcrEngine: pages are read in order, in the calling thread."""
+_Wrapped = TypeVar("_Wrapped", PageEngine, VlmEngine)
 
-    def __init__(self, engine: PageEngine, version: str) -> None:
-        self.engine, self._version = engine, version
+
+class _EngineAdapter(Generic[_Wrapped]):
+    """What every adapter shares: the wrapped engine's name and model, and the memo key built from them."""
+
+    engine: _Wrapped
 
     @property
     def name(self) -> str:
@@ -31,17 +33,29 @@ class SequentialEngine:
 
     @property
     def model(self) -> str:
-        """The wrapped engine's model."""
+        """The wrapped engine's model (the model name sent to a server)."""
         return self.engine.model
+
+    @property
+    def version(self) -> str:
+        """What else shapes the engine's answers (each adapter says)."""
+        raise NotImplementedError
+
+    def memo_key(self, target_dim: int) -> str:
+        """The memo's settings key for this engine and image size."""
+        return result_settings_key(self.name, self.model, self.version, target_dim)
+
+
+class SequentialEngine(_EngineAdapter[PageEngine]):
+    """A one-page-at-a-time engine as an OcrEngine: pages are read in order, in the calling thread."""
+
+    def __init__(self, engine: PageEngine, version: str) -> None:
+        self.engine, self._version = engine, version
 
     @property
     def version(self) -> str:
         """The wrapped engine's revision."""
         return self._version
-
-    def memo_key(self, target_dim: int) -> str:
-        """The memo's settings key for this engine and image size."""
-        return result_settings_key(self.name, self.model, self.version, target_dim)
 
     async def run_pages(self, pages: Iterable[PageFactory], on_result: ResultSink) -> None:
         """Read the pages one after another."""
@@ -51,30 +65,16 @@ class SequentialEngine:
             on_result(self.engine.ocr_page(factory()))
 
 
-class ServerEngine:
+class ServerEngine(_EngineAdapter[VlmEngine]):
     """The VLM engine as an OcrEngine: bounded concurrent requests, connections closed when the pages are done."""
 
     def __init__(self, engine: VlmEngine) -> None:
         self.engine = engine
 
     @property
-    def name(self) -> str:
-        """'vlm'."""
-        return self.engine.name
-
-    @property
-    def model(self) -> str:
-        """The model name sent to the server."""
-        return self.engine.model
-
-    @property
     def version(self) -> str:
         """The prompt version (olmOCR's prompt and reply format)."""
         return self.engine.prompt_version
-
-    def memo_key(self, target_dim: int) -> str:
-        """The memo's settings key for this engine and image size."""
-        return result_settings_key(self.name, self.model, self.version, target_dim)
 
     async def run_pages(self, pages: Iterable[PageFactory], on_result: ResultSink) -> None:
         """Every page through the server; a server-level failure cancels the rest and raises."""

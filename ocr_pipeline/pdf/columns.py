@@ -55,8 +55,8 @@ def line_number_stacks(boxes: Sequence[Box], h: float) -> list[list[Box]]:
 
 
 # A gutter may be crossed by boxes whose heights (each at most a line height) add up to at most this share of the
-# region's height (a title, a
-# figure caption, a pull quote, a figure's labels): a white river down most of the body still separates columns.
+# region's height (a title, a figure caption, a pull quote, a figure's labels): a white river down most of the body
+# still separates columns.
 MAX_CROSSING_SHARE = 0.2
 # Box edges are taken this many line heights inside, the padding of an OCR text detector's boxes.
 EDGE_PAD_HEIGHTS = 0.3

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from PIL import Image
 
 from ocr_pipeline.local_run import run_local
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.viewer import plural
 from tests.support import pdfgen
+from tests.support.browser import chromium_path
 
 
 def _view(ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -72,15 +70,6 @@ CHROMIUM_FLAGS = [
 ]
 
 
-def _chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI installs Debian's chromium (.ci/run); it is missing")
-        pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
-    return found
-
-
 def test_viewer_renders_in_headless_chromium(tmp_path: Path) -> None:
     pdfgen.write(tmp_path / "in" / "a.pdf", pdfgen.text_pdf([[pdfgen.SENTENCES[0]], [pdfgen.SENTENCES[1]]]))
     pdfgen.write(tmp_path / "in" / "broken.pdf", b"%PDF-1.7 truncated")
@@ -88,7 +77,7 @@ def test_viewer_renders_in_headless_chromium(tmp_path: Path) -> None:
     assert run_local(PipelineSettings(workspace=str(ws), pdfs=[str(tmp_path / "in")]), show_progress=False).ok
     assert _view(ws, "g000001").returncode == 0
     url = (ws / "view" / "g000001.html").resolve().as_uri()
-    base = [_chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
+    base = [chromium_path(), *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
     dom = subprocess.run([*base, "--dump-dom", url], capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert "Work group g000001: 1 document" in dom.stdout and "Rejected (1 input)" in dom.stdout
