@@ -24,6 +24,7 @@ def blocking_tests(context: AssetExecutionContext, asset: AssetKey) -> list[Test
     """The run's blocking, error-severity data tests of `asset`, read back from the YAML they were declared in."""
     graph = context.job_def.asset_layer.asset_graph
     tests = []
+    suites: dict[str, Any] = {}  # one parse per YAML file, however many of its tests block
     for key in sorted(graph.asset_check_keys, key=lambda k: k.name):
         spec = graph.get_check_spec(key)
         if key.asset_key != asset or not spec.blocking:
@@ -32,7 +33,10 @@ def blocking_tests(context: AssetExecutionContext, asset: AssetKey) -> list[Test
         if not where:
             context.log.warning(f"blocking check {key.name} of {asset.to_user_string()} cannot gate within its op")
             continue
-        declared = load_file(Path(where.rsplit(":", 1)[0])).tests.get(asset.to_user_string(), [])
+        path = where.rsplit(":", 1)[0]
+        if path not in suites:
+            suites[path] = load_file(Path(path))
+        declared = suites[path].tests.get(asset.to_user_string(), [])
         tests += [t for t in declared if t.name == key.name and t.severity == "error"]
     return tests
 
