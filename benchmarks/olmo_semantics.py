@@ -1,118 +1,21 @@
-"""olmOCR-Bench's present / absent / order / table / baseline semantics, re-implemented for a venv without olmocr.
+"""olmo_score.py's fallback scorer: the package's olmOCR-Bench semantics (ocr_pipeline/canary/olmo_tests.py).
 
-olmo_score.py uses these only when `olmocr[bench]` cannot be imported; they agree with olmocr 0.4.27's classes on
-every test of the generated bench. Standalone (stdlib and rapidfuzz), so any interpreter can run it.
+olmo_score.py runs in any interpreter that has olmocr, often one without this package installed, so the checkout's
+root goes on the path; olmo_tests.py needs only the standard library and rapidfuzz.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from html.parser import HTMLParser
+import sys
+from pathlib import Path
 
-_QUOTES = {"‘": "'", "’": "'", "‚": "'", "“": '"', "”": '"', "„": '"', "–": "-", "—": "-", "−": "-", "\u00b5": "\u03bc"}
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from ocr_pipeline.canary.olmo_tests import html_grids, normalize, run_test
 
-def normalize(text: str) -> str:
-    """olmocr's normalize_text: <br>, whitespace, bold/italic marks, NFC, fancy quotes and dashes."""
-    text = re.sub(r"<br/?>", " ", text)
-    text = re.sub(r"\s+", " ", text)
-    for pat in (r"\*\*(.*?)\*\*", r"__(.*?)__", r"\*(.*?)\*", r"_(.*?)_"):
-        text = re.sub(pat, r"\1", text)
-    text = re.sub(r"</?[bi]>", "", text)
-    text = unicodedata.normalize("NFC", text)
-    for a, b in _QUOTES.items():
-        text = text.replace(a, b)
-    return text
-
-
-class _Tables(HTMLParser):
-    """HTML tables as grids of cell strings, colspan and rowspan expanded."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.tables: list[list[list[tuple[str, int, int]]]] = []
-        self.cell: list[str] | None = None
-        self.span = (1, 1)
-
-    def handle_starttag(self, tag: str, attrs: list) -> None:
-        a = dict(attrs)
-        if tag == "table":
-            self.tables.append([])
-        elif tag == "tr" and self.tables:
-            self.tables[-1].append([])
-        elif tag in ("td", "th"):
-            self.cell, self.span = [], (int(a.get("colspan") or 1), int(a.get("rowspan") or 1))
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("td", "th") and self.cell is not None and self.tables and self.tables[-1]:
-            self.tables[-1][-1].append((" ".join("".join(self.cell).split()), *self.span))
-            self.cell = None
-
-    def handle_data(self, data: str) -> None:
-        if self.cell is not None:
-            self.cell.append(data)
-
-
-def html_grids(text: str) -> list[list[list[str]]]:
-    """Every HTML table in `text` as a rectangular grid."""
-    parser = _Tables()
-    parser.feed(text)
-    grids = []
-    for rows in parser.tables:
-        taken: dict[tuple[int, int], str] = {}
-        for r, row in enumerate(rows):
-            c = 0
-            for value, colspan, rowspan in row:
-                while (r, c) in taken:
-                    c += 1
-                for dr in range(rowspan):
-                    for dc in range(colspan):
-                        taken[(r + dr, c + dc)] = value
-                c += colspan
-        if taken:
-            nr, nc = max(k[0] for k in taken) + 1, max(k[1] for k in taken) + 1
-            grids.append([[taken.get((r, c), "") for c in range(nc)] for r in range(nr)])
-    return grids
+__all__ = ["html_grids", "normalize", "own_run"]
 
 
 def own_run(test: dict, md: str) -> bool:
-    from rapidfuzz import fuzz
-
-    kind, diffs = test["type"], test.get("max_diffs", 0)
-    content = normalize(md)
-    if kind in ("present", "absent"):
-        query = normalize(test["text"])
-        ratio = fuzz.partial_ratio(query, content) / 100
-        hit = ratio >= 1 - diffs / max(len(query), 1)
-        return hit if kind == "present" else not hit
-    if kind == "order":
-        before, after = normalize(test["before"]), normalize(test["after"])
-        b = fuzz.partial_ratio_alignment(before, content)
-        a = fuzz.partial_ratio_alignment(after, content)
-        need = 100 * (1 - diffs / max(min(len(before), len(after)), 1))
-        return b.score >= need and a.score >= need and b.dest_start < a.dest_start
-    if kind == "table":
-
-        def ok(want: str, got: str) -> bool:
-            return fuzz.ratio(want, normalize(got)) / 100 >= max(0.5, 1 - diffs / max(len(want), 1))
-
-        for grid in html_grids(md):
-            for r, row in enumerate(grid):
-                for c, value in enumerate(row):
-                    if not ok(test["cell"], value):
-                        continue
-                    checks = [
-                        not test.get("up") or r == 0 or ok(test["up"], grid[r - 1][c]),
-                        not test.get("down") or r == len(grid) - 1 or ok(test["down"], grid[r + 1][c]),
-                        not test.get("left") or c == 0 or ok(test["left"], grid[r][c - 1]),
-                        not test.get("right") or c == len(row) - 1 or ok(test["right"], grid[r][c + 1]),
-                        not test.get("top_heading") or ok(test["top_heading"], grid[0][c]),
-                        not test.get("left_heading") or ok(test["left_heading"], grid[r][0]),
-                    ]
-                    if all(checks):
-                        return True
-        return False
-    if kind == "baseline":
-        return bool(md.strip()) and not re.search(r"[\ufffd\u0000-\u0008]", md)
-    raise ValueError(f"unsupported test type {kind}")
+    """Whether `md` passes one olmOCR-Bench test line (the package's re-implementation of olmocr's classes)."""
+    return run_test(test, md)

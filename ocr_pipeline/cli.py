@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ocr_pipeline.eval_command import add_eval_parser, eval_command
 from ocr_pipeline.inputs.specs import check_specs
 from ocr_pipeline.launch.preflight import (
     EXIT_CODES,
@@ -115,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     view.add_argument("group", help="the work group, e.g. g000001")
     view.add_argument("--out", default=None, help="HTML file to write (default: view/<group>.html in the workspace)")
     view.add_argument("--max_pages", "--max-pages", type=int, default=300, help="page images to embed at most")
+    add_eval_parser(sub, run_flags(), _add_flags)
     return parser
 
 
@@ -255,6 +257,8 @@ def main(argv: list[str] | None = None) -> int:
         return print_pending(args.workspace)
     if args.command == "view":
         return write_viewer(args)
+    if args.command == "eval":
+        return eval_command(args)
     return run_command(args)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from dagster import Definitions, ExecutorDefinition, definitions, in_process_executor, multiprocess_executor
 
 from ocr_pipeline.defs.assets import ALL_ASSETS
+from ocr_pipeline.defs.canary import build_model_canary, model_canary_job
 from ocr_pipeline.defs.catalog import catalog_assets
 from ocr_pipeline.defs.checks import build_asset_checks, checks_dir
 from ocr_pipeline.defs.jobs import inventory_job, ocr_job
@@ -51,9 +52,11 @@ def build_definitions(
     # The workspace only decides whether the assets show the `s3` kind: a plain value (never a secret).
     workspace = str(getattr(resources.get("pipeline_config"), "workspace", "") or "")
     return Definitions(
-        assets=catalog_assets(ALL_ASSETS, deployment.asset_owners, workspace),
+        assets=catalog_assets(
+            [*ALL_ASSETS, build_model_canary(deployment.canary_min_pass_rate)], deployment.asset_owners, workspace
+        ),
         asset_checks=build_asset_checks(checks_dir(deployment)),
-        jobs=[inventory_job, ocr_job],
+        jobs=[inventory_job, ocr_job, model_canary_job],
         sensors=[build_work_group_sensor(deployment.sensor_interval_s)] if with_automation else [],
         schedules=scan_schedules(deployment) if with_automation else [],
         resources=resources,

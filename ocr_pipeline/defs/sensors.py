@@ -25,6 +25,8 @@ from dagster import (
 )
 
 from ocr_pipeline.defs.assets import pdf_inventory
+from ocr_pipeline.defs.canary import model_canary_job
+from ocr_pipeline.defs.canary_gate import canary_gate
 from ocr_pipeline.defs.jobs import inventory_job, ocr_job
 from ocr_pipeline.defs.partitions import WORK_GROUPS
 from ocr_pipeline.defs.resources import PipelineConfig, S3ClientResource
@@ -175,8 +177,18 @@ def _work_group_tick(
     # Round-robin over groups so a large workspace is checked across ticks, not all in one.
     start = int(state.get("next_group", 0)) % max(len(groups), 1)
     window = (groups[start:] + groups[:start])[: deployment.sensor_max_groups]
-    # Only the done marker counts (it is written last); one listing instead of a request per group.
-    runs, checked = ocr_requests(context.instance, window, done_groups(workspace), deployment.sensor_max_runs, tags)
+    # No partition spends GPU hours before the canary passed for this model and server (defs/canary_gate.py).
+    canary_run, waiting = canary_gate(context.instance, settings, deployment, workspace, tags)
+    if canary_run is not None:
+        requests.append(canary_run)
+    runs: list[RunRequest] = []
+    checked = 0
+    if waiting is not None:
+        summary = f"{summary}; {waiting}"
+    else:
+        # Only the done marker counts (it is written last); one listing instead of a request per group.
+        done = done_groups(workspace)
+        runs, checked = ocr_requests(context.instance, window, done, deployment.sensor_max_runs, tags)
     requests.extend(runs)
     state["next_group"] = (start + checked) % max(len(groups), 1)
     if deployment.sensor_max_retries and not context.instance.run_retries_enabled:
@@ -189,7 +201,7 @@ def build_work_group_sensor(interval_s: int) -> SensorDefinition:
     """The work-group sensor, ticking at most every `interval_s` seconds (the deployment's sensor_interval_s)."""
     return sensor(
         name="work_group_sensor",
-        jobs=[inventory_job, ocr_job],
+        jobs=[inventory_job, ocr_job, model_canary_job],
         minimum_interval_seconds=interval_s,
         default_status=DefaultSensorStatus.STOPPED,
     )(_work_group_tick)

@@ -133,6 +133,16 @@ def engine_name(settings: PipelineSettings) -> str:
     return next(entry.name for entry in ENGINES if entry.chosen(settings))
 
 
+def engine_identity(settings: PipelineSettings) -> tuple[str, str, str]:
+    """(name, model, version) of the engine the settings choose, without building it (no models loaded)."""
+    from ocr_pipeline.engines.cpu.cpu_engine import CpuEngine  # the class only: its models load in __init__
+    from ocr_pipeline.engines.vlm.prompts import PROMPT_VERSION
+
+    if engine_name(settings) == "vlm":
+        return "vlm", settings.model, PROMPT_VERSION
+    return CpuEngine.name, CpuEngine.model, CpuEngine.revision
+
+
 def build_engine(settings: PipelineSettings) -> OcrEngine:
     """The engine the settings choose, ready to read pages."""
     return next(entry.build(settings) for entry in ENGINES if entry.chosen(settings))

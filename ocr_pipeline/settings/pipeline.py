@@ -128,6 +128,9 @@ class PipelineSettings:
         return data
 
 
+CANARY_MODES = ("auto", "on", "off")
+
+
 @dataclass
 class DeploymentSettings:
     """What a deployment tunes beside the run settings: sensor bounds, schedules, executor, checks folder."""
@@ -162,6 +165,21 @@ class DeploymentSettings:
         "owners shown on every asset in the Dagster UI: emails or team:NAME, comma-separated",
         env="ASSET_OWNERS",
     )
+    canary: str = option(
+        "auto",
+        "whether the sensor waits for a passed model_canary before any partition run: auto (with a VLM server), "
+        "on, off",
+        env="CANARY",
+    )
+    canary_min_pass_rate: float = option(
+        0.8, "the model canary's pass rate below which it fails (its blocking check)", env="CANARY_MIN_PASS_RATE"
+    )
+
+    def __post_init__(self) -> None:
+        if self.canary not in CANARY_MODES:
+            raise ValueError(f"OCR_PIPELINE_CANARY must be one of {', '.join(CANARY_MODES)}, not {self.canary!r}")
+        if not 0.0 <= self.canary_min_pass_rate <= 1.0:
+            raise ValueError("OCR_PIPELINE_CANARY_MIN_PASS_RATE must be between 0 and 1")
 
 
 def settings_from_env(environ: Mapping[str, str] | None = None) -> PipelineSettings:

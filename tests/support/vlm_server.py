@@ -14,6 +14,7 @@ from typing import Any
 
 from PIL import Image
 
+from tests.support.canary_oracle import canary_answers
 from tests.support.pages import marker_correction
 from tests.support.request_gate import RequestGate
 from tests.support.vlm_protocol import (
@@ -50,6 +51,7 @@ class VlmTestServer:
         language: str | None = "en",
         hold_until_requests: int | None = None,
         hold_timeout_s: float = 30.0,
+        canary_right: bool = True,
     ) -> None:
         self.host, self.port, self.model, self.api_key = host, port, model, api_key
         self.expect_guided, self.longest_side = expect_guided, longest_side
@@ -60,6 +62,7 @@ class VlmTestServer:
             key_by_histogram,
             language,
         )
+        self.canary_right = canary_right  # False: canary pages get text_for's (or the default) answer too
         self.models_status = 200  # set to 503 to look "still loading"
         self.models_calls = 0
         # Each completion waits (before a slot) until this many arrived in all, or hold_timeout_s: see RequestGate.
@@ -210,6 +213,9 @@ class VlmTestServer:
             text = self.text_for.get(key)
         else:
             text = self.text_for(key) if self.text_for is not None else None
+        if text is None and self.canary_right:
+            # The canary's pages are read right, as a right model reads them; a test of a wrong model says so.
+            text = canary_answers().get(key)
         return default_text(key) if text is None else text
 
     async def _complete(self, headers: dict[str, str], body: bytes) -> tuple[int, Any, dict[str, str]] | None:
@@ -276,7 +282,9 @@ class VlmTestServer:
                 rec.marker_correction = marker_correction(image)
                 rotation = rotation or (rec.marker_correction or 0)
             rec.status = 200
-            return 200, build_reply(rec, fault, rotation, self._text(rec.page_key), self.language), {}
+            # In a thread: the first miss renders the canary's pages (canary_oracle), which must not stall the loop.
+            text = await asyncio.to_thread(self._text, rec.page_key)
+            return 200, build_reply(rec, fault, rotation, text, self.language), {}
         finally:
             self.busy_slot_s += time.monotonic() - slot_taken
             self.last_reply_at = time.time()

@@ -1,0 +1,133 @@
+"""Run an engine on a test set's pages and score its answers: the canary's and `ocr-pipeline eval`'s one routine.
+
+Pages are rendered in the PDF sandbox as the pipeline renders them (same size, same text layer), so the engine
+sees what a partition would send it. A page the engine fell back on scores as an empty answer: the text layer
+is not the engine's reading, and a server that fails every page must fail the canary, not pass on the layers.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ocr_pipeline.canary.bench_set import BenchPage, BenchSet
+from ocr_pipeline.canary.olmo_tests import SUPPORTED_TYPES, run_test
+from ocr_pipeline.engines.base import OcrEngine, PageFactory, page_runner
+from ocr_pipeline.pdf.sandbox import PdfSandbox, SandboxAborted, time_limit
+from ocr_pipeline.records import PageInput, PageResult
+
+
+@dataclass
+class EvalResult:
+    """One engine's score on one test set: per test type, the failures, and what the pages cost."""
+
+    by_type: dict[str, list[int]] = field(default_factory=dict)  # type -> [passed, total]; "(skipped)" unscored
+    failures: list[str] = field(default_factory=list)
+    pages: int = 0
+    fallback_pages: int = 0
+    unreadable_pages: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    answers: dict[str, str] = field(default_factory=dict)  # page name -> the engine's Markdown ("" on fallback)
+
+    @property
+    def passed(self) -> int:
+        """Tests passed, over the scored types."""
+        return sum(v[0] for k, v in self.by_type.items() if not k.endswith("(skipped)"))
+
+    @property
+    def scored(self) -> int:
+        """Tests scored (math and unknown types are not)."""
+        return sum(v[1] for k, v in self.by_type.items() if not k.endswith("(skipped)"))
+
+    @property
+    def pass_rate(self) -> float:
+        """Passed over scored; 0 when nothing could be scored."""
+        return self.passed / self.scored if self.scored else 0.0
+
+    def table_rows(self) -> list[dict[str, Any]]:
+        """One row per test type: passed, total, rate (for the CLI table and the Dagster metadata table)."""
+        return [
+            {"type": kind, "passed": p, "total": t, "rate": round(p / t, 3) if t else 0.0}
+            for kind, (p, t) in sorted(self.by_type.items())
+        ]
+
+
+def _same(page_input: PageInput) -> PageInput:
+    return page_input
+
+
+def render_pages(bench: BenchSet, target_dim: int) -> tuple[dict[BenchPage, PageInput], list[str]]:
+    """Every page the tests name, rendered in the sandbox; and the names of pages that could not be rendered."""
+    wanted: dict[str, set[int]] = defaultdict(set)
+    for page in bench.pages:
+        wanted[str(page.path)].add(page.page)
+    by_key = {(str(p.path), p.page): p for p in bench.pages}
+    inputs: dict[BenchPage, PageInput] = {}
+    with PdfSandbox() as sandbox:
+        for path, numbers in wanted.items():
+            try:
+                for row in sandbox.render("pdf", path, target_dim, time_limit(max(numbers))):
+                    found = by_key.get((path, int(row["page_num"])))
+                    if found is not None and row.get("png"):
+                        inputs[found] = PageInput(
+                            source_hash=found.pdf,
+                            page_num=found.page,
+                            png=row["png"],
+                            width=row["width"] or 0,
+                            height=row["height"] or 0,
+                            text_layer=row["text_layer"] or "",
+                            text_layer_trusted=bool(row["text_layer_trusted"]),
+                            image_covered=bool(row.get("image_covered")),
+                        )
+                    if row["page_num"] >= max(numbers):
+                        break
+            except SandboxAborted:
+                pass  # its pages are missing below: scored as empty answers, named as unreadable
+    missing = [p.name for p in bench.pages if p not in inputs]
+    return inputs, missing
+
+
+def evaluate(
+    bench: BenchSet, engine: OcrEngine, target_dim: int, progress: Callable[[int, int], None] | None = None
+) -> EvalResult:
+    """The engine's answers to every page of the set, scored with olmOCR-Bench's semantics."""
+    started = time.monotonic()
+    inputs, unreadable = render_pages(bench, target_dim)
+    answers: dict[tuple[str, int], PageResult] = {}
+
+    def keep(result: PageResult) -> None:
+        answers[(result.source_hash, result.page_num)] = result
+        if progress is not None:
+            progress(len(answers), len(inputs))
+
+    factories: list[PageFactory] = [functools.partial(_same, page_input) for page_input in inputs.values()]
+    page_runner(engine)(factories, keep)
+    result = EvalResult(pages=len(inputs), unreadable_pages=unreadable)
+    for page in bench.pages:
+        answer = answers.get((page.pdf, page.page))
+        if answer is not None and answer.is_fallback:
+            result.fallback_pages += 1
+        result.answers[page.name] = answer.text if answer is not None and not answer.is_fallback else ""
+    names = {(p.pdf, p.page): p.name for p in bench.pages}
+    by_type: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for test in bench.tests:
+        kind = str(test["type"])
+        if kind not in SUPPORTED_TYPES:
+            by_type[f"{kind} (skipped)"][1] += 1
+            continue
+        try:
+            passed = run_test(test, result.answers[names[(str(test["pdf"]), int(test["page"]))]])
+        except (KeyError, TypeError, ValueError):  # a line lacking its type's fields: olmocr refuses it too
+            by_type[f"{kind} (not loadable, skipped)"][1] += 1
+            continue
+        by_type[kind][0] += passed
+        by_type[kind][1] += 1
+        if not passed:
+            result.failures.append(str(test["id"]))
+    result.by_type = dict(by_type)
+    result.seconds = time.monotonic() - started
+    return result

@@ -1,0 +1,182 @@
+"""Builds the model canary's pages: one-page PDFs, their olmOCR-Bench tests and the Markdown a right reader writes.
+
+    python scripts/make_canary_set.py            # rewrites ocr_pipeline/canary/pages/
+
+The set is what `model_canary` and `ocr-pipeline eval` run on every configured engine and server before a backfill.
+It is a deployment check, not a quality benchmark: a right model passes nearly every test, a wrong model or prompt
+(text unrelated to the page, a loop, an empty answer) passes almost none but the `absent` ones. So the tests are
+mostly `present`, `order` and `table`, which only reading the page passes. Seeded: the same files on every run.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from reportlab.pdfgen import canvas  # noqa: E402 - after the path, like the imports below
+
+from benchmarks.olmo_blocks import draw_footnotes, draw_tables, make_scan, rasterise  # noqa: E402
+from benchmarks.olmo_pages import Page, words_text  # noqa: E402
+from tests.support.layout_pdfs import pdf_of_pages  # noqa: E402
+
+OUT = ROOT / "ocr_pipeline" / "canary" / "pages"
+HEADS = ["Journal of Applied Husbandry", "Rural Economics Review", "The Village Newsletter", "Farm Records Quarterly"]
+
+
+class CanaryPage:
+    """One canary page: its PDF, its tests (olmOCR-Bench JSONL fields) and its reference Markdown."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.pdf, self.reference = name, b"", ""
+        self.tests: list[dict[str, Any]] = []
+
+    def add(self, kind: str, **fields: Any) -> None:
+        """One test of this page."""
+        test = {"pdf": f"{self.name}.pdf", "page": 1, "id": f"{self.name}_{len(self.tests):02d}", "type": kind}
+        self.tests.append({**test, "max_diffs": fields.pop("max_diffs", 0), **fields})
+
+    def text_tests(self, p: Page, max_diffs: int = 0) -> None:
+        """Present tests at the start, middle and end of the body; order tests across paragraphs and columns."""
+        paras = p.paragraphs
+        for text in (paras[0][:70], paras[len(paras) // 2][20:90], paras[-1][-70:]):
+            self.add("present", text=text.strip(), max_diffs=max_diffs)
+        for a, b in zip(paras, paras[1:3], strict=False):
+            self.add("order", before=a[-40:].strip(), after=b[:40].strip(), max_diffs=max_diffs)
+        for col in range(len(p.column_first) - 1):
+            self.add("order", before=p.column_last[col][-40:], after=p.column_first[col + 1][:40], max_diffs=max_diffs)
+
+
+def _html(grid: list[list[str]]) -> str:
+    head = "".join(f"<th>{c}</th>" for c in grid[0])
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in grid[1:])
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def article(name: str, seed: int, columns: int, scanned: bool = False) -> CanaryPage:
+    """A journal page: running head, page number, title, body text in `columns` columns."""
+    rng = random.Random(seed)
+    head, holder = HEADS[seed % len(HEADS)], {}
+
+    def draw(c: canvas.Canvas) -> None:
+        p = Page(c, rng, columns=columns)
+        p.furniture(head, str(rng.randrange(20, 400)), None)
+        holder["title"] = words_text(rng, 6).title()
+        p.title(holder["title"])
+        p.fill(paragraphs=10)
+        holder["p"] = p
+
+    pdf = pdf_of_pages([draw])
+    page, p = CanaryPage(name), holder["p"]
+    page.pdf = rasterise(pdf) if scanned else pdf
+    page.reference = f"# {holder['title']}\n\n" + "\n\n".join(p.paragraphs)
+    page.add("present", text=holder["title"], max_diffs=2 if scanned else 0)
+    page.text_tests(p, max_diffs=2 if scanned else 0)
+    page.add("absent", text=head)
+    page.add("absent", text=p.page_number)
+    page.add("baseline")
+    return page
+
+
+def table_page(name: str, seed: int, style: str, scanned: bool = False) -> CanaryPage:
+    """A paragraph, a table in `style` (grid, booktabs, plain), more paragraphs."""
+    rng = random.Random(seed)
+    holder: dict[str, Any] = {}
+
+    def draw(c: canvas.Canvas) -> None:
+        holder["p"], holder["grids"] = draw_tables(c, rng, style, 1, False)
+
+    pdf = pdf_of_pages([draw])
+    page, p, [grid] = CanaryPage(name), holder["p"], holder["grids"]
+    page.pdf = rasterise(pdf) if scanned else pdf
+    page.reference = "\n\n".join([p.paragraphs[0], _html(grid), *p.paragraphs[1:]])
+    for _ in range(4):
+        r, col = rng.randrange(1, len(grid)), rng.randrange(1, len(grid[0]))
+        test = {"cell": grid[r][col], "top_heading": grid[0][col], "left_heading": grid[r][0]}
+        if col + 1 < len(grid[0]):
+            test["right"] = grid[r][col + 1]
+        page.add("table", **test)
+    page.add("present", text=p.paragraphs[0][:70], max_diffs=2 if scanned else 0)
+    page.add("present", text=p.paragraphs[-1][-70:], max_diffs=2 if scanned else 0)
+    page.add("absent", text=p.page_number)
+    page.add("baseline")
+    return page
+
+
+def notes_page(name: str, seed: int) -> CanaryPage:
+    """Body text and footnotes above a page number: the footnotes are content, the head and number are not."""
+    rng = random.Random(seed)
+    holder: dict[str, Page] = {}
+
+    def draw(c: canvas.Canvas) -> None:
+        p = Page(c, rng)
+        p.furniture("Proceedings of the Rural Society", p.page_number, None)
+        p.fill(paragraphs=6)
+        draw_footnotes(p, 3)
+        holder["p"] = p
+
+    page = CanaryPage(name)
+    page.pdf = pdf_of_pages([draw])
+    p = holder["p"]
+    page.reference = "\n\n".join([*p.paragraphs, *p.notes])
+    page.text_tests(p)
+    for note in p.notes:
+        page.add("present", text=note[:60])
+    page.add("order", before=p.paragraphs[-1][-40:], after=p.notes[0][:40])
+    page.add("absent", text="Proceedings of the Rural Society")
+    page.add("absent", text=p.page_number)
+    return page
+
+
+def scan_page(name: str, seed: int) -> CanaryPage:
+    """A 150 dpi scan of a text page with no text layer."""
+    rng = random.Random(seed)
+    page = CanaryPage(name)
+    page.pdf, lines = make_scan(rng, None)
+    page.reference = "\n".join(lines)
+    for line in lines[1:14:3]:
+        page.add("present", text=line, max_diffs=2)
+    page.add("order", before=lines[1][:30], after=lines[-1][:30], max_diffs=2)
+    page.add("baseline")
+    return page
+
+
+# Born-digital pages cost the CPU engine a fraction of a second, scans a few seconds: 19 and 7 keep the canary
+# under a minute on the CPU engine on two cores.
+ARTICLES = [(1, 1), (2, 1), (3, 2), (4, 2), (5, 3), (17, 1), (18, 2), (19, 2), (20, 3), (21, 1)]
+TABLES = [(8, "grid"), (9, "booktabs"), (10, "plain"), (22, "grid"), (23, "booktabs"), (24, "plain")]
+BUILDERS: list[Callable[[], CanaryPage]] = [
+    *(lambda s=s, k=k: article(f"article_{k}col_{s}", s, k) for s, k in ARTICLES),
+    *(lambda s=s, k=k: article(f"scan_article_{k}col_{s}", s, k, True) for s, k in [(6, 1), (7, 2)]),
+    *(lambda s=s, t=t: table_page(f"table_{t}_{s}", s, t) for s, t in TABLES),
+    *(lambda s=s, t=t: table_page(f"scan_table_{t}_{s}", s, t, True) for s, t in [(11, "grid"), (12, "booktabs")]),
+    *(lambda s=s: notes_page(f"footnotes_{s}", s) for s in (13, 25, 26)),
+    *(lambda s=s: scan_page(f"scan_text_{s}", s) for s in (14, 15, 16)),
+]
+
+
+def main() -> None:
+    """Write pdfs/, reference/ and tests.jsonl under ocr_pipeline/canary/pages/."""
+    for sub in ("pdfs", "reference"):
+        (OUT / sub).mkdir(parents=True, exist_ok=True)
+        for old in (OUT / sub).iterdir():
+            old.unlink()
+    tests = []
+    for build in BUILDERS:
+        page = build()
+        (OUT / "pdfs" / f"{page.name}.pdf").write_bytes(page.pdf)
+        (OUT / "reference" / f"{page.name}.md").write_text(page.reference + "\n", encoding="utf-8")
+        tests.extend(page.tests)
+    (OUT / "tests.jsonl").write_text("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in tests))
+    size = sum(f.stat().st_size for f in OUT.rglob("*") if f.is_file())
+    print(f"{len(BUILDERS)} pages, {len(tests)} tests, {size / 1e6:.2f} MB in {OUT.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
