@@ -23,7 +23,6 @@ def canary_gate(
     settings: PipelineSettings,
     deployment: DeploymentSettings,
     workspace: Workspace,
-    tags: dict[str, str],
 ) -> tuple[RunRequest | None, str | None]:
     """(a canary run to request, why partitions wait); (None, None) when partitions may run."""
     settings = canary_settings(settings)
@@ -40,8 +39,9 @@ def canary_gate(
     target = f"model {settings.model!r} at {public_server(settings.server)}"
     runs = instance.get_runs(RunsFilter(job_name=model_canary_job.name, tags={CANARY_TAG: fingerprint}), limit=1)
     if not runs:
+        # No run retries: a rate below the threshold fails the same way again, and a crash is worth a look.
         request = RunRequest(
-            run_key=f"canary:{fingerprint}", job_name=model_canary_job.name, tags={**tags, CANARY_TAG: fingerprint}
+            run_key=f"canary:{fingerprint}", job_name=model_canary_job.name, tags={CANARY_TAG: fingerprint}
         )
         return request, f"model canary requested for {target}; partitions wait for its verdict"
     if not runs[0].is_finished:

@@ -178,7 +178,7 @@ def _work_group_tick(
     start = int(state.get("next_group", 0)) % max(len(groups), 1)
     window = (groups[start:] + groups[:start])[: deployment.sensor_max_groups]
     # No partition spends GPU hours before the canary passed for this model and server (defs/canary_gate.py).
-    canary_run, waiting = canary_gate(context.instance, settings, deployment, workspace, tags)
+    canary_run, waiting = canary_gate(context.instance, settings, deployment, workspace)
     if canary_run is not None:
         requests.append(canary_run)
     runs: list[RunRequest] = []

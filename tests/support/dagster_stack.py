@@ -55,6 +55,18 @@ BACKFILL_STATUS = """
 query($id: String!) {
   partitionBackfillOrError(backfillId: $id) { ... on PartitionBackfill { status } ... on PythonError { message } }
 }"""
+LAUNCH_RUN = """
+mutation($params: ExecutionParams!) {
+  launchRun(executionParams: $params) {
+    __typename
+    ... on LaunchRunSuccess { run { runId } }
+    ... on PythonError { message }
+  }
+}"""
+RUNS = """
+query($filter: RunsFilter) {
+  runsOrError(filter: $filter) { ... on Runs { results { runId jobName status tags { key value } } } }
+}"""
 REPOSITORIES = "{ repositoriesOrError { ... on RepositoryConnection { nodes { name location { name } } } } }"
 LOAD_ERRORS = """
 {
@@ -162,6 +174,19 @@ class DagsterStack:
         if result["__typename"] != "LaunchBackfillSuccess":
             raise RuntimeError(result)
         return str(result["backfillId"])
+
+    def launch_job(self, job: str) -> str:
+        """Launch one run of an unpartitioned job, as the UI's Materialize button does; returns its run id."""
+        params = {"selector": {**self.repository, "jobName": job}, "runConfigData": {}}
+        result = self.graphql(LAUNCH_RUN, {"params": params})["launchRun"]
+        if result["__typename"] != "LaunchRunSuccess":
+            raise RuntimeError(result)
+        return str(result["run"]["runId"])
+
+    def runs(self, job: str | None = None) -> list[dict[str, Any]]:
+        """Runs (newest first) as the UI's run list shows them: id, job, status, tags as a dict."""
+        found = self.graphql(RUNS, {"filter": {"pipelineName": job} if job else {}})["runsOrError"]["results"]
+        return [{**r, "tags": {t["key"]: t["value"] for t in r["tags"]}} for r in found]
 
     def backfill_status(self, backfill_id: str) -> str:
         """REQUESTED while the daemon works on it, then COMPLETED_SUCCESS, COMPLETED_FAILED, ..."""
