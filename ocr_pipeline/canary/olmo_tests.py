@@ -12,6 +12,8 @@ import re
 import unicodedata
 from html.parser import HTMLParser
 
+from rapidfuzz import fuzz
+
 _QUOTES = {"‘": "'", "’": "'", "‚": "'", "“": '"', "”": '"', "„": '"', "–": "-", "—": "-", "−": "-", "\u00b5": "\u03bc"}
 
 
@@ -115,8 +117,6 @@ def _baseline(test: dict, md: str) -> bool:
 
 def run_test(test: dict, md: str) -> bool:
     """Whether the Markdown `md` passes one olmOCR-Bench test (a JSONL line as a dict); ValueError for math."""
-    from rapidfuzz import fuzz
-
     kind, diffs = test["type"], test.get("max_diffs", 0)
     content = normalize(md)
     if kind in ("present", "absent"):

@@ -69,7 +69,8 @@ def canary_settings(settings: PipelineSettings) -> PipelineSettings:
     """
     if settings.ocr_launcher != "k8s" or settings.server:
         return settings
-    from ocr_pipeline.launch.k8s.config import K8sLaunchConfig  # the kubernetes settings only where they apply
+    # Imported here to save start-up time: the Kubernetes settings only where they apply.
+    from ocr_pipeline.launch.k8s.config import K8sLaunchConfig
 
     config = read_env(K8sLaunchConfig)
     if config.shared_server:

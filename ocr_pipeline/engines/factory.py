@@ -135,7 +135,9 @@ def engine_name(settings: PipelineSettings) -> str:
 
 def engine_identity(settings: PipelineSettings) -> tuple[str, str, str]:
     """(name, model, version) of the engine the settings choose, without building it (no models loaded)."""
-    from ocr_pipeline.engines.cpu.cpu_engine import CpuEngine  # the class only: its models load in __init__
+    # Imported here to save start-up time (the sensor asks on each tick): the class only, its models load in
+    # __init__; the prompt version is a constant of the VLM engine's module, already imported above.
+    from ocr_pipeline.engines.cpu.cpu_engine import CpuEngine
     from ocr_pipeline.engines.vlm.prompts import PROMPT_VERSION
 
     if engine_name(settings) == "vlm":

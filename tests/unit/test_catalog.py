@@ -30,6 +30,7 @@ def test_assets_carry_groups_kinds_owners_schemas_and_code_references() -> None:
         "filtered_pdfs": "inventory",
         "page_images": "ocr",
         "vlm_ocr_outputs": "ocr",
+        "model_canary": "ocr",
         "dolma_shards": "output",
     }
     assert nodes["pdf_inventory"].kinds == {"pdf", "parquet"} and nodes["dolma_shards"].kinds == {"jsonl"}

@@ -16,7 +16,7 @@ from ocr_pipeline.workspace.storage import LocalWorkspace, open_workspace
 
 PACKAGE = Path(__file__).resolve().parents[2] / "ocr_pipeline"
 # The processes' entry points: the only modules that turn role variables into a client themselves.
-ENTRY_POINTS = {"cli.py", "worker.py", "local_run.py"}
+ENTRY_POINTS = {"cli.py", "eval_command.py", "worker.py", "local_run.py"}
 
 
 @pytest.fixture

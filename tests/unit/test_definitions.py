@@ -13,7 +13,7 @@ defs = load_defs()
 def test_asset_graph_snapshot() -> None:
     graph = defs.resolve_asset_graph()
     keys = sorted(k.to_user_string() for k in graph.get_all_asset_keys())
-    assert keys == ["dolma_shards", "filtered_pdfs", "page_images", "pdf_inventory", "vlm_ocr_outputs"]
+    assert keys == ["dolma_shards", "filtered_pdfs", "model_canary", "page_images", "pdf_inventory", "vlm_ocr_outputs"]
     chain = ["pdf_inventory", "filtered_pdfs", "page_images", "vlm_ocr_outputs", "dolma_shards"]
     for upstream, downstream in zip(chain, chain[1:], strict=False):
         assert graph.get(AssetKey(downstream)).parent_keys == {AssetKey(upstream)}
@@ -21,6 +21,12 @@ def test_asset_graph_snapshot() -> None:
     for key in chain[1:]:
         assert graph.get(AssetKey(key)).partitions_def.name == "work_groups"
     assert graph.get(AssetKey("vlm_ocr_outputs")).pools == {"gpu"}
+    # The canary stands apart: no partitions, no parents, no children; the sensor reads its verdict marker.
+    canary = graph.get(AssetKey("model_canary"))
+    assert canary.partitions_def is None and canary.parent_keys == set() and canary.child_keys == set()
+    check = graph.get_check_spec(AssetCheckKey(AssetKey("model_canary"), "canary_pass_rate"))
+    assert check.blocking and check.partitions_def is None
+    assert defs.resolve_job_def("model_canary_job").partitions_def is None
 
 
 def test_jobs_and_resources() -> None:
@@ -33,7 +39,8 @@ def test_data_tests_are_partitioned_asset_checks() -> None:
     graph = defs.resolve_asset_graph()
     checks = {(k.asset_key.to_user_string(), k.name) for k in graph.asset_check_keys}
     assert {("vlm_ocr_outputs", "page_error_rate"), ("dolma_shards", "dolma_schema")} <= checks
-    assert {asset for asset, _ in checks} == {"filtered_pdfs", "page_images", "vlm_ocr_outputs", "dolma_shards"}
+    partitioned = {"filtered_pdfs", "page_images", "vlm_ocr_outputs", "dolma_shards"}
+    assert {asset for asset, _ in checks} == {*partitioned, "model_canary"}
     error_rate = graph.get_check_spec(AssetCheckKey(AssetKey("vlm_ocr_outputs"), "page_error_rate"))
     assert error_rate.blocking and error_rate.partitions_def.name == "work_groups"
 
