@@ -17,7 +17,8 @@ WHEEL=$(ls "$SCRATCH"/dist/ocr_pipeline-*.whl)
 import sys, zipfile
 names = zipfile.ZipFile(sys.argv[1]).namelist()
 need = ["ocr_pipeline/checks/dbt_like_checks/dolma_shards.yml", "ocr_pipeline/launch/k8s/ocr-pod-template.yaml",
-        "ocr_pipeline/samples/born_digital_report.pdf", "ocr_pipeline/py.typed"]
+        "ocr_pipeline/samples/born_digital_report.pdf", "ocr_pipeline/py.typed", "ocr_pipeline/canary/pages/tests.jsonl",
+        "ocr_pipeline/canary/pages/pdfs/scan_text_14.pdf", "ocr_pipeline/canary/pages/reference/table_grid_8.md"]
 missing = [n for n in need if n not in names]
 tests = [n for n in names if n.startswith(("tests/", "benchmarks/")) or "/testing/" in n]
 if missing or tests:
@@ -35,11 +36,14 @@ cd "$SCRATCH"
 "$VENV/bin/python" -c "import ocr_pipeline.worker, ocr_pipeline.defs.definitions as location; location.defs()"
 SAMPLE=$("$VENV/bin/python" -c "from ocr_pipeline.settings import samples_dir; print(samples_dir() / 'born_digital_report.pdf')")
 CHECKS=$("$VENV/bin/python" -c "from ocr_pipeline.checks.spec import shipped_checks_dir as d; print(d())")
-for path in "$SAMPLE" "$CHECKS"; do
+CANARY=$("$VENV/bin/python" -c "from ocr_pipeline.canary.bench_set import shipped_tests_file as f; print(f())")
+for path in "$SAMPLE" "$CHECKS" "$CANARY"; do
   case "$path" in "$SRC"/*) echo "the installed package reads from the checkout: $path" >&2; exit 1 ;; esac
 done
 # The YAML tests the build mapped in from the repository's dbt_like_checks/ parse from the installed copy.
 "$VENV/bin/python" -c "from ocr_pipeline.checks.spec import load_dir, shipped_checks_dir as d; assert load_dir(d()).tests"
+# The model canary's pages and tests load from the installed copy (every PDF a test names is there).
+"$VENV/bin/python" -c "from ocr_pipeline.canary.bench_set import load_bench_set as l, shipped_tests_file as f; assert len(l(f()).pages) == 26"
 "$VENV/bin/ocr-pipeline" run "$SCRATCH/ws" --pdfs "$SAMPLE" --quiet
 "$VENV/bin/python" - "$SCRATCH/ws/dolma/g000001.jsonl.gz" <<'PYCHECK'
 import gzip, json, sys
