@@ -20,13 +20,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reportlab.pdfgen import canvas  # noqa: E402 - after the path, like the imports below
+from reportlab import rl_config  # noqa: E402 - after the path, like the imports below
+from reportlab.pdfgen import canvas  # noqa: E402
 
 from benchmarks.olmo_blocks import draw_footnotes, draw_tables, make_scan, rasterise  # noqa: E402
 from benchmarks.olmo_pages import Page, words_text  # noqa: E402
 from tests.support.layout_pdfs import pdf_of_pages  # noqa: E402
 
 OUT = ROOT / "ocr_pipeline" / "canary" / "pages"
+# No creation date or random document id in the files: the same bytes on every run (and the same set digest).
+rl_config.invariant = 1
 HEADS = ["Journal of Applied Husbandry", "Rural Economics Review", "The Village Newsletter", "Farm Records Quarterly"]
 
 
@@ -134,6 +137,53 @@ def notes_page(name: str, seed: int) -> CanaryPage:
     return page
 
 
+# Pages in other languages: a model that translates, or answers in English whatever the page, fails their tests.
+FOREIGN = {
+    "fr": [
+        "Le conseil municipal a voté le budget de l'année prochaine après une longue discussion.",
+        "Les travaux du pont commenceront au printemps et dureront environ huit mois.",
+        "Pendant ce temps, les piétons emprunteront la passerelle située près de l'ancienne gare.",
+        "La bibliothèque ouvrira désormais le samedi après-midi, à la demande de nombreux lecteurs.",
+        "Une exposition consacrée aux métiers du fleuve sera présentée dans la salle des fêtes.",
+        "Les écoles du quartier participeront à un concours de dessin sur le thème de la forêt.",
+        "Le marché du jeudi accueillera trois nouveaux producteurs de fromage et de miel.",
+        "Enfin, le maire a remercié les bénévoles qui entretiennent les jardins partagés.",
+    ],
+    "de": [
+        "Der Gemeinderat hat am Dienstag über den Ausbau des Radwegs entlang des Flusses beraten.",
+        "Die Arbeiten sollen im Frühjahr beginnen und vor den Sommerferien abgeschlossen sein.",
+        "Während der Bauzeit wird der Verkehr über die Brücke am Mühlenweg umgeleitet.",
+        "Die Stadtbücherei verlängert ihre Öffnungszeiten und bietet künftig Lesungen für Kinder an.",
+        "Im Heimatmuseum zeigt eine neue Ausstellung alte Werkzeuge aus der Landwirtschaft.",
+        "Zahlreiche Bürgerinnen und Bürger äußerten sich zufrieden über die geplante Grünfläche.",
+        "Der Wochenmarkt findet wegen des Stadtfestes ausnahmsweise am Freitag statt.",
+        "Zum Schluss dankte der Bürgermeister allen, die sich ehrenamtlich engagieren.",
+    ],
+}
+
+
+def foreign_page(name: str, seed: int, language: str) -> CanaryPage:
+    """A one-column page in another language, with a running head and a page number."""
+    rng = random.Random(seed)
+    sentences, holder = FOREIGN[language], {}
+
+    def draw(c: canvas.Canvas) -> None:
+        p = Page(c, rng)
+        p.furniture({"fr": "Bulletin municipal", "de": "Amtsblatt der Gemeinde"}[language], str(seed + 40), None)
+        for k in range(0, len(sentences), 2):
+            p.paragraph(" ".join(sentences[k : k + 2]))
+        holder["p"] = p
+
+    page = CanaryPage(name)
+    page.pdf = pdf_of_pages([draw])
+    p = holder["p"]
+    page.reference = "\n\n".join(p.paragraphs)
+    page.text_tests(p)
+    page.add("absent", text=p.page_number)
+    page.add("baseline")
+    return page
+
+
 def scan_page(name: str, seed: int) -> CanaryPage:
     """A 150 dpi scan of a text page with no text layer."""
     rng = random.Random(seed)
@@ -147,7 +197,7 @@ def scan_page(name: str, seed: int) -> CanaryPage:
     return page
 
 
-# Born-digital pages cost the CPU engine a fraction of a second, scans a few seconds: 19 and 7 keep the canary
+# Born-digital pages cost the CPU engine a fraction of a second, scans a few seconds: 21 and 7 keep the canary
 # under a minute on the CPU engine on two cores.
 ARTICLES = [(1, 1), (2, 1), (3, 2), (4, 2), (5, 3), (17, 1), (18, 2), (19, 2), (20, 3), (21, 1)]
 TABLES = [(8, "grid"), (9, "booktabs"), (10, "plain"), (22, "grid"), (23, "booktabs"), (24, "plain")]
@@ -158,6 +208,8 @@ BUILDERS: list[Callable[[], CanaryPage]] = [
     *(lambda s=s, t=t: table_page(f"scan_table_{t}_{s}", s, t, True) for s, t in [(11, "grid"), (12, "booktabs")]),
     *(lambda s=s: notes_page(f"footnotes_{s}", s) for s in (13, 25, 26)),
     *(lambda s=s: scan_page(f"scan_text_{s}", s) for s in (14, 15, 16)),
+    lambda: foreign_page("french_27", 27, "fr"),
+    lambda: foreign_page("german_28", 28, "de"),
 ]
 
 
