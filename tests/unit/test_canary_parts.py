@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ocr_pipeline.canary.bench_set import BenchSetError, load_bench_set, shipped_tests_file
-from ocr_pipeline.canary.olmo_tests import end_repeats, run_test
+from ocr_pipeline.canary.olmo_tests import end_repeats, near_match_starts, run_test
 from ocr_pipeline.canary.verdict import CanaryVerdict, canary_fingerprint, public_server, read_verdict, write_verdict
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from tests.support import pdfgen
@@ -89,3 +89,25 @@ def test_the_fingerprint_names_engine_model_server_set_and_threshold_never_crede
     assert read_verdict(ws, fp) == verdict and "FAILED" in verdict.summary() and "26.0%" in verdict.summary()
     ws.write_bytes(f"canary/{fp}.json", json.dumps({"fingerprint": fp}).encode())
     assert read_verdict(ws, fp) is None  # another version's marker: the canary is owed again
+
+
+def test_order_tables_and_presence_follow_olmocrs_rules() -> None:
+    # Any match of `before` ahead of any match of `after` passes, within max_diffs edits.
+    assert run_test({"type": "order", "before": "second", "after": "first"}, "first second first")
+    assert not run_test({"type": "order", "before": "second", "after": "first"}, "first second")
+    assert run_test(
+        {"type": "order", "before": "helo world", "after": "the end", "max_diffs": 1}, "hello world. the end"
+    )
+    assert near_match_starts("abc", "xxabdxx", 1) and not near_match_starts("abc", "xxadxx", 1)
+    with pytest.raises(ValueError, match="refuses"):  # olmOCR does not load it, so it is not scored
+        run_test({"type": "order", "before": "F.", "after": "text", "max_diffs": 2}, "F. text")
+    # A Markdown pipe table counts as much as an HTML one.
+    markdown = "| Region | Wheat |\n|---|---:|\n| North | 12.5 |\n| South | 7.0 |"
+    assert run_test({"type": "table", "cell": "12.5", "left": "North", "top_heading": "Wheat", "down": "7.0"}, markdown)
+    assert not run_test({"type": "table", "cell": "12.5", "left": "South"}, markdown)
+    # case_sensitive and first_n / last_n, as olmOCR's presence test reads them.
+    page = "Journal of Things. Body text follows here. Page 12"
+    assert not run_test({"type": "present", "text": "journal of things"}, page)
+    assert run_test({"type": "present", "text": "journal of things", "case_sensitive": False}, page)
+    assert run_test({"type": "absent", "text": "Journal of Things", "last_n": 20}, page)
+    assert not run_test({"type": "absent", "text": "Journal of Things", "first_n": 20}, page)
