@@ -9,9 +9,11 @@ be near certain on both sides, so a bilingual page, a formula page or a short pa
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import Counter
+from typing import Any
 
 # Letters of prose on each side before anything is judged: langdetect guesses on less, and a short page
 # (a title, a figure caption) costs little if it is wrong.
@@ -51,15 +53,29 @@ def dominant_script(text: str) -> tuple[str | None, float, int]:
     return name, n / letters, letters
 
 
-def detected_language(text: str) -> tuple[str, float] | None:
-    """langdetect's most likely language and its probability (seeded: the same text gives the same answer)."""
-    # Imported here: only pages with a trusted layer ever need it, and its profiles take a quarter second to load.
-    from langdetect import DetectorFactory, LangDetectException, detect_langs
+@functools.lru_cache(maxsize=1)
+def _detectors() -> Any:
+    """langdetect's profiles, loaded once per process into a factory of our own, seeded."""
+    # Not langdetect's module-level factory: it is published before its profiles finish loading, so the engine's
+    # threads judging their first pages at once could detect with half the languages. lru_cache returns only a
+    # factory that is fully loaded. Imported here: only pages with a trusted layer need it (a quarter second).
+    from langdetect.detector_factory import PROFILES_DIRECTORY, DetectorFactory
 
-    DetectorFactory.seed = 0
+    factory = DetectorFactory()
+    factory.load_profile(PROFILES_DIRECTORY)
+    factory.set_seed(0)  # langdetect samples randomly; the seed makes the same text give the same answer
+    return factory
+
+
+def detected_language(text: str) -> tuple[str, float] | None:
+    """langdetect's most likely language and its probability; None where it finds no feature to go by."""
+    from langdetect.lang_detect_exception import LangDetectException
+
+    detector = _detectors().create()
+    detector.append(text)
     try:
-        best = detect_langs(text)[0]
-    except LangDetectException:
+        best = detector.get_probabilities()[0]
+    except (LangDetectException, IndexError):
         return None
     return str(best.lang), float(best.prob)
 
