@@ -26,7 +26,7 @@ class PageFacts:
     width: int = 0
     height: int = 0
     trusted_text_layer: str = ""  # "" unless the probe trusts the layer (then it is a fair reference)
-    ink_pixels: int | None = None  # only where the blank-page check already counted it (no extra decode)
+    ink_pixels: int | None = None  # counted for pages without a text layer (the blank-page check needs it too)
 
 
 def page_signals(page: PageResult, facts: PageFacts) -> dict[str, Any]:
