@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from dagster import AssetCheckKey, AssetKey, AssetSelection, DagsterInstance, materialize
+from dagster import AssetKey, AssetSelection, DagsterInstance, materialize
 from PIL import Image
 
 from ocr_pipeline.checks.spec import shipped_checks_dir
@@ -21,10 +21,12 @@ from ocr_pipeline.workspace.keys import dolma_key, pages_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_rows
 from tests.support import pdfgen
+from tests.support.check_results import latest_evaluation, ocr_check
+from tests.support.vlm_answers import UNRELATED
 from tests.support.vlm_protocol import Fault, hist_key
 from tests.support.vlm_server import VlmTestServer
 
-ERROR_RATE = AssetCheckKey(AssetKey("vlm_ocr_outputs"), "page_error_rate")
+ERROR_RATE = ocr_check("page_error_rate")
 
 
 def _scan_page_key(settings: PipelineSettings, instance: DagsterInstance, group: str) -> str:
@@ -40,15 +42,6 @@ def _scan_page_key(settings: PipelineSettings, instance: DagsterInstance, group:
     assert res.success
     [row] = read_rows(LocalWorkspace(settings.workspace), pages_key(group), ["png"])
     return hist_key(Image.open(io.BytesIO(row["png"])).convert("L"))
-
-
-def _latest(instance: DagsterInstance, key: AssetCheckKey, group: str) -> tuple[str, dict[str, object]]:
-    """Status and metadata of the check's latest evaluation on one partition."""
-    for record in instance.event_log_storage.get_asset_check_execution_history(key, limit=20):
-        evaluation = record.event.dagster_event.event_specific_data
-        if evaluation.partition == group:
-            return record.status.value, {k: v.value for k, v in evaluation.metadata.items()}
-    raise AssertionError(f"{key} never ran on {group}")
 
 
 def test_blocking_check_stops_only_its_partition(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -78,8 +71,8 @@ def test_blocking_check_stops_only_its_partition(tmp_path: Path, capsys: pytest.
         # In Dagster: the check is red with what failed, and dolma_shards never ran for that partition.
         assert not run_group(settings, scan, instance)
         assert run_group(settings, good, instance)
-        status, metadata = _latest(instance, ERROR_RATE, scan)
-        assert _latest(instance, ERROR_RATE, good)[0] == "SUCCEEDED"
+        status, metadata = latest_evaluation(instance, ERROR_RATE, scan)
+        assert latest_evaluation(instance, ERROR_RATE, good)[0] == "SUCCEEDED"
         assert status == "FAILED"
         assert metadata["error_pages"] == 1 and metadata["pages"] == 1 and metadata["rate"] == 1.0
         assert metadata["sample"][0]["source"].endswith("a_scan.pdf")
@@ -90,17 +83,12 @@ def test_blocking_check_stops_only_its_partition(tmp_path: Path, capsys: pytest.
         # The fix (the server answers again) and a rerun of the partition turn it green.
         server.faults.clear()
         assert run_group(settings, scan, instance)
-        assert _latest(instance, ERROR_RATE, scan)[0] == "SUCCEEDED"
+        assert latest_evaluation(instance, ERROR_RATE, scan)[0] == "SUCCEEDED"
         assert instance.get_materialized_partitions(AssetKey("dolma_shards")) == {good, scan}
         assert ws.exists(dolma_key(scan))
 
 
-AGREEMENT = AssetCheckKey(AssetKey("vlm_ocr_outputs"), "text_layer_agreement")
-# What a wrong model or prompt behind the server answers: fluent English that has nothing to do with any page.
-UNRELATED = (
-    "Quarterly revenue rose four percent on strong demand for industrial pumps, while the board announced a new "
-    "dividend policy and the retirement of its longtime chief financial officer."
-)
+AGREEMENT = ocr_check("text_layer_agreement")
 
 
 def _right_answers(settings: PipelineSettings, group: str) -> dict[str, str]:
@@ -133,7 +121,7 @@ def test_a_server_answering_unrelated_text_is_blocked_before_dolma_shards(
 
         # A wrong model: every page answered with the same unrelated paragraph; the blocking gate stops the group.
         assert not run_group(settings, group, instance)
-        status, metadata = _latest(instance, AGREEMENT, group)
+        status, metadata = latest_evaluation(instance, AGREEMENT, group)
         assert status == "FAILED"
         assert metadata["trusted_pages"] == 4 and float(str(metadata["median"])) < 0.6
         assert "median text-layer agreement" in str(metadata["summary"])
@@ -148,6 +136,6 @@ def test_a_server_answering_unrelated_text_is_blocked_before_dolma_shards(
         instance = DagsterInstance.ephemeral()
         [group] = run_inventory(settings, instance)
         assert run_group(settings, group, instance)
-        status, metadata = _latest(instance, AGREEMENT, group)
+        status, metadata = latest_evaluation(instance, AGREEMENT, group)
         assert status == "SUCCEEDED" and float(str(metadata["median"])) > 0.9
         assert instance.get_materialized_partitions(AssetKey("dolma_shards")) == {group}
