@@ -58,7 +58,7 @@ def _detectors() -> Any:
     """langdetect's profiles, loaded once per process into a factory of our own, seeded."""
     # Not langdetect's module-level factory: it is published before its profiles finish loading, so the engine's
     # threads judging their first pages at once could detect with half the languages. lru_cache returns only a
-    # factory that is fully loaded. Imported here: only pages with a trusted layer need it (a quarter second).
+    # factory that is fully loaded. Imported here to save start-up time: only pages with a trusted layer need it.
     from langdetect.detector_factory import PROFILES_DIRECTORY, DetectorFactory
 
     factory = DetectorFactory()
@@ -69,6 +69,7 @@ def _detectors() -> Any:
 
 def detected_language(text: str) -> tuple[str, float] | None:
     """langdetect's most likely language and its probability; None where it finds no feature to go by."""
+    # Imported here to save start-up time, like the profiles.
     from langdetect.lang_detect_exception import LangDetectException
 
     detector = _detectors().create()
