@@ -3,45 +3,27 @@
 from __future__ import annotations
 
 import dataclasses
-import io
 import shutil
 from pathlib import Path
 
 import pytest
-from dagster import AssetKey, AssetSelection, DagsterInstance, materialize
-from PIL import Image
+from dagster import AssetKey, DagsterInstance
 
 from ocr_pipeline.checks.spec import shipped_checks_dir
 from ocr_pipeline.cli import print_summary
-from ocr_pipeline.defs.materialize import ASSETS_AND_CHECKS, run_group, run_inventory, run_resources
+from ocr_pipeline.defs.materialize import run_group, run_inventory
 from ocr_pipeline.local_run import run_local
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.pdf_inventory import read_group
-from ocr_pipeline.workspace.keys import dolma_key, pages_key
+from ocr_pipeline.workspace.keys import dolma_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
-from ocr_pipeline.workspace.tables import read_rows
 from tests.support import pdfgen
-from tests.support.check_results import latest_evaluation, ocr_check
+from tests.support.partition_runs import keyed_pages, latest_evaluation, ocr_check, render_pages, right_answers
 from tests.support.vlm_answers import UNRELATED
-from tests.support.vlm_protocol import Fault, hist_key
+from tests.support.vlm_protocol import Fault
 from tests.support.vlm_server import VlmTestServer
 
 ERROR_RATE = ocr_check("page_error_rate")
-
-
-def _scan_page_key(settings: PipelineSettings, instance: DagsterInstance, group: str) -> str:
-    """Render the scan's group and return the fake server's key for its page image."""
-    selection = AssetSelection.assets("filtered_pdfs", "page_images")
-    res = materialize(
-        ASSETS_AND_CHECKS,
-        selection=selection,
-        partition_key=group,
-        instance=instance,
-        resources=run_resources(settings),
-    )
-    assert res.success
-    [row] = read_rows(LocalWorkspace(settings.workspace), pages_key(group), ["png"])
-    return hist_key(Image.open(io.BytesIO(row["png"])).convert("L"))
 
 
 def test_blocking_check_stops_only_its_partition(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -59,7 +41,9 @@ def test_blocking_check_stops_only_its_partition(tmp_path: Path, capsys: pytest.
         groups = {Path(read_group(ws, g)[0]["source"]).name: g for g in run_inventory(settings, instance)}
         scan, good = groups["a_scan.pdf"], groups["b_good.pdf"]
         # The server answers garbage for the scan's page: every attempt fails and no text is left.
-        server.faults[_scan_page_key(settings, instance, scan)] = [Fault("garbage")] * 50
+        render_pages(settings, instance, scan)
+        [(scan_key, _)] = keyed_pages(settings, scan)
+        server.faults[scan_key] = [Fault("garbage")] * 50
 
         # The command line: the scan's group fails on its blocking check, the other group is done.
         summary = run_local(settings, show_progress=False)
@@ -89,12 +73,6 @@ def test_blocking_check_stops_only_its_partition(tmp_path: Path, capsys: pytest.
 
 
 AGREEMENT = ocr_check("text_layer_agreement")
-
-
-def _right_answers(settings: PipelineSettings, group: str) -> dict[str, str]:
-    """Each rendered page's server key mapped to its own words: what a right model reads there."""
-    rows = read_rows(LocalWorkspace(settings.workspace), pages_key(group), ["png", "text_layer"])
-    return {hist_key(Image.open(io.BytesIO(r["png"])).convert("L")): " ".join(r["text_layer"].split()) for r in rows}
 
 
 def test_a_server_answering_unrelated_text_is_blocked_before_dolma_shards(
@@ -129,7 +107,7 @@ def test_a_server_answering_unrelated_text_is_blocked_before_dolma_shards(
         assert not LocalWorkspace(settings.workspace).exists(dolma_key(group))
 
         # The right model (each page answered with its own words) passes the gate and the shard is written.
-        answers.update(_right_answers(settings, group))
+        answers.update(right_answers(keyed_pages(settings, group)))
         assert len(answers) == 4
         server.text_for = answers  # no fallback to the unrelated paragraph now
         settings = dataclasses.replace(settings, workspace=str(tmp_path / "ws2"))

@@ -4,26 +4,24 @@ by the partition's checks (issue 20 items 2 and 6)."""
 
 from __future__ import annotations
 
-import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from dagster import AssetSelection, DagsterInstance, materialize
-from PIL import Image
+from dagster import DagsterInstance
 
-from ocr_pipeline.defs.materialize import ASSETS_AND_CHECKS, run_group, run_inventory, run_resources
+from ocr_pipeline.defs.materialize import run_group, run_inventory
 from ocr_pipeline.engines.vlm.prompts import TEMPERATURE_BY_ATTEMPT
 from ocr_pipeline.quality.attributes import PREFIX
 from ocr_pipeline.settings import PipelineSettings
-from ocr_pipeline.workspace.keys import dolma_key, ocr_key, pages_key
+from ocr_pipeline.workspace.keys import dolma_key, ocr_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_rows
 from tests.support import pdfgen
-from tests.support.check_results import latest_evaluation, ocr_check
-from tests.support.vlm_protocol import Fault, hist_key
+from tests.support.partition_runs import keyed_pages, latest_evaluation, ocr_check, render_pages, right_answers
+from tests.support.vlm_protocol import Fault
 from tests.support.vlm_server import VlmTestServer
 
 PAGES = 24  # one failing page is 4 %: over the 1 % warning of the degenerate share, under its 5 % block
@@ -54,21 +52,10 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     settings = PipelineSettings(workspace=str(root / "ws"), pdfs=[str(root / "in")], server="http://127.0.0.1:9")
     instance = DagsterInstance.ephemeral()
     [group] = run_inventory(settings, instance)
-    selection = AssetSelection.assets("filtered_pdfs", "page_images")
-    assert materialize(
-        ASSETS_AND_CHECKS,
-        selection=selection,
-        partition_key=group,
-        instance=instance,
-        resources=run_resources(settings),
-    ).success
-    keys, answers = {}, {}
-    for row in read_rows(
-        LocalWorkspace(settings.workspace), pages_key(group), ["source", "page_num", "png", "text_layer"]
-    ):
-        key = hist_key(Image.open(io.BytesIO(row["png"])).convert("L"))
-        keys[(Path(row["source"]).name, row["page_num"])] = key
-        answers[key] = " ".join((row["text_layer"] or "7").split())
+    render_pages(settings, instance, group)
+    rendered = keyed_pages(settings, group)
+    keys = {(Path(row["source"]).name, row["page_num"]): key for key, row in rendered}
+    answers = {**right_answers(rendered), keys[("scan.pdf", 1)]: "7"}  # the scan has no layer; its page number
     assert len(set(keys.values())) == PAGES + 1  # every page tells the server which one it is
     return Corpus(root / "in", keys, answers)
 
