@@ -12,6 +12,7 @@ from ocr_pipeline.checks.generic_tests import SAMPLE_ROWS, Implementation, Outco
 from ocr_pipeline.checks.loaders import PartitionData
 from ocr_pipeline.checks.paths import get_path
 from ocr_pipeline.checks.spec import TestSpec
+from ocr_pipeline.quality.degenerate import failed_answer
 from ocr_pipeline.workspace.ledger import read_stage_rejections
 
 TOP_FIELDS = {"id": str, "text": str, "source": str, "added": str, "created": str, "metadata": dict, "attributes": dict}
@@ -146,11 +147,13 @@ def page_quality(row: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def degenerate_page_share(spec: TestSpec, data: PartitionData) -> Outcome:
-    """At most `max` of the pages with quality signals are degenerate (a repetition loop); pages without
-    signals (manifests older than the `quality` column) are not judged, and count as neither."""
+    """At most `max` of the pages with quality signals are model failures (quality.degenerate.failed_answer: a
+    repetition loop, cut at the token limit, in another language than the trusted layer, text on a blank page);
+    pages without signals (manifests older than the `quality` column) are not judged, and count as neither."""
     rows = data.rows(spec.asset)
     judged = [(r, q) for r in rows if (q := page_quality(r)) is not None]
-    hits = [r for r, q in judged if q.get("degenerate") is True]
+    failures = [(r, kinds) for r, q in judged if (kinds := failed_answer(q))]
+    hits = [r for r, _ in failures]
     share = len(hits) / len(judged) if judged else 0.0
     limit = spec.params["max"]
     summary = f"{len(hits)} of {len(judged)} pages degenerate ({share:.2%}, allowed at most {limit:.2%})"
@@ -160,6 +163,8 @@ def degenerate_page_share(spec: TestSpec, data: PartitionData) -> Outcome:
         "pages": len(rows),
         "pages_with_signals": len(judged),
         "degenerate_pages": len(hits),
+        # Which failure each page shows (a page may show two): what to look at first.
+        "by_failure": dict(Counter(kind for _, kinds in failures for kind in kinds).most_common()),
         "rate": round(share, 6),
         "max": limit,
         "sample": [sample_row(spec.asset, r) for r in hits[:SAMPLE_ROWS]],

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ocr_pipeline.quality.agreement import text_layer_agreement
-from ocr_pipeline.quality.degenerate import REPETITION_LOOP, TRUNCATED
+from ocr_pipeline.quality.degenerate import REPETITION_LOOP, TRUNCATED, WRONG_LANGUAGE
 from ocr_pipeline.quality.density import chars_per_sq_in, text_on_blank
 from ocr_pipeline.quality.language import language_mismatch, majority_language
 from ocr_pipeline.quality.repetition import repetition
@@ -16,7 +16,7 @@ from ocr_pipeline.quality.truncation import truncation
 from ocr_pipeline.records import PageResult
 
 # Bumped when a signal's definition or threshold changes, so readers can tell old values from new.
-QUALITY_VERSION = 1
+QUALITY_VERSION = 2  # 2: wrong_language
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class PageFacts:
     width: int = 0
     height: int = 0
     trusted_text_layer: str = ""  # "" unless the probe trusts the layer (then it is a fair reference)
-    ink_pixels: int | None = None  # only where the blank-page check already counted it (no extra decode)
+    ink_pixels: int | None = None  # counted for pages without a text layer (the blank-page check needs it too)
 
 
 def page_signals(page: PageResult, facts: PageFacts) -> dict[str, Any]:
@@ -54,6 +54,9 @@ def page_signals(page: PageResult, facts: PageFacts) -> dict[str, Any]:
         "ends_mid_word": cut.ends_mid_word,
         "truncated": cut.truncated or any(r.startswith(TRUNCATED) for r in answers),
         "language_mismatch": None,
+        # The engine's verdict only (it judged every answer against the trusted layer before keeping it): an
+        # accepted page passed, a fallback after wrong-language answers keeps them flagged.
+        "wrong_language": any(r.startswith(WRONG_LANGUAGE) for r in answers),
         "text_layer_agreement": agreement,
         "chars_per_sq_in": chars_per_sq_in(text, facts.width, facts.height),
         "blank_text": text_on_blank(text, bool(page.extra.get("blank_page")), facts.ink_pixels),

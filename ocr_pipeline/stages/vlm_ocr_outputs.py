@@ -203,13 +203,16 @@ def ocr_group(
         for row in iter_batches(workspace, pages_key(group)):
             if row["source"] in skip:
                 continue
+            # A streamed or memoised answer is judged as a fresh one: the ink of a page without a text layer is
+            # counted for it too (one decode of a scan), or text invented for a near-blank scan would pass unseen
+            # whenever the page streamed, which the CLI does by default.
             answered = (streamed or {}).get((row["sha256"], row["page_num"]))
             if answered is not None:
-                record(row["source"], answered, False, _facts(row, None))
+                record(row["source"], answered, False, _facts(row, _ink(row)))
                 continue
             cached = memo.get(row["sha256"], row["page_num"])
             if cached is not None:
-                record(row["source"], cached, True, _facts(row, None))
+                record(row["source"], cached, True, _facts(row, _ink(row)))
                 continue
             if row.get("render_error") and not row.get("png"):
                 # Nothing to send: the page is the input's failure, kept out of the memo and of the engine.

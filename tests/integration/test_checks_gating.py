@@ -3,52 +3,27 @@
 from __future__ import annotations
 
 import dataclasses
-import io
 import shutil
 from pathlib import Path
 
 import pytest
-from dagster import AssetCheckKey, AssetKey, AssetSelection, DagsterInstance, materialize
-from PIL import Image
+from dagster import AssetKey, DagsterInstance
 
 from ocr_pipeline.checks.spec import shipped_checks_dir
 from ocr_pipeline.cli import print_summary
-from ocr_pipeline.defs.materialize import ASSETS_AND_CHECKS, run_group, run_inventory, run_resources
+from ocr_pipeline.defs.materialize import run_group, run_inventory
 from ocr_pipeline.local_run import run_local
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.pdf_inventory import read_group
-from ocr_pipeline.workspace.keys import dolma_key, pages_key
+from ocr_pipeline.workspace.keys import dolma_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
-from ocr_pipeline.workspace.tables import read_rows
 from tests.support import pdfgen
-from tests.support.vlm_protocol import Fault, hist_key
+from tests.support.partition_runs import keyed_pages, latest_evaluation, ocr_check, render_pages, right_answers
+from tests.support.vlm_answers import UNRELATED
+from tests.support.vlm_protocol import Fault
 from tests.support.vlm_server import VlmTestServer
 
-ERROR_RATE = AssetCheckKey(AssetKey("vlm_ocr_outputs"), "page_error_rate")
-
-
-def _scan_page_key(settings: PipelineSettings, instance: DagsterInstance, group: str) -> str:
-    """Render the scan's group and return the fake server's key for its page image."""
-    selection = AssetSelection.assets("filtered_pdfs", "page_images")
-    res = materialize(
-        ASSETS_AND_CHECKS,
-        selection=selection,
-        partition_key=group,
-        instance=instance,
-        resources=run_resources(settings),
-    )
-    assert res.success
-    [row] = read_rows(LocalWorkspace(settings.workspace), pages_key(group), ["png"])
-    return hist_key(Image.open(io.BytesIO(row["png"])).convert("L"))
-
-
-def _latest(instance: DagsterInstance, key: AssetCheckKey, group: str) -> tuple[str, dict[str, object]]:
-    """Status and metadata of the check's latest evaluation on one partition."""
-    for record in instance.event_log_storage.get_asset_check_execution_history(key, limit=20):
-        evaluation = record.event.dagster_event.event_specific_data
-        if evaluation.partition == group:
-            return record.status.value, {k: v.value for k, v in evaluation.metadata.items()}
-    raise AssertionError(f"{key} never ran on {group}")
+ERROR_RATE = ocr_check("page_error_rate")
 
 
 def test_blocking_check_stops_only_its_partition(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -66,7 +41,9 @@ def test_blocking_check_stops_only_its_partition(tmp_path: Path, capsys: pytest.
         groups = {Path(read_group(ws, g)[0]["source"]).name: g for g in run_inventory(settings, instance)}
         scan, good = groups["a_scan.pdf"], groups["b_good.pdf"]
         # The server answers garbage for the scan's page: every attempt fails and no text is left.
-        server.faults[_scan_page_key(settings, instance, scan)] = [Fault("garbage")] * 50
+        render_pages(settings, instance, scan)
+        [(scan_key, _)] = keyed_pages(settings, scan)
+        server.faults[scan_key] = [Fault("garbage")] * 50
 
         # The command line: the scan's group fails on its blocking check, the other group is done.
         summary = run_local(settings, show_progress=False)
@@ -78,8 +55,8 @@ def test_blocking_check_stops_only_its_partition(tmp_path: Path, capsys: pytest.
         # In Dagster: the check is red with what failed, and dolma_shards never ran for that partition.
         assert not run_group(settings, scan, instance)
         assert run_group(settings, good, instance)
-        status, metadata = _latest(instance, ERROR_RATE, scan)
-        assert _latest(instance, ERROR_RATE, good)[0] == "SUCCEEDED"
+        status, metadata = latest_evaluation(instance, ERROR_RATE, scan)
+        assert latest_evaluation(instance, ERROR_RATE, good)[0] == "SUCCEEDED"
         assert status == "FAILED"
         assert metadata["error_pages"] == 1 and metadata["pages"] == 1 and metadata["rate"] == 1.0
         assert metadata["sample"][0]["source"].endswith("a_scan.pdf")
@@ -90,23 +67,12 @@ def test_blocking_check_stops_only_its_partition(tmp_path: Path, capsys: pytest.
         # The fix (the server answers again) and a rerun of the partition turn it green.
         server.faults.clear()
         assert run_group(settings, scan, instance)
-        assert _latest(instance, ERROR_RATE, scan)[0] == "SUCCEEDED"
+        assert latest_evaluation(instance, ERROR_RATE, scan)[0] == "SUCCEEDED"
         assert instance.get_materialized_partitions(AssetKey("dolma_shards")) == {good, scan}
         assert ws.exists(dolma_key(scan))
 
 
-AGREEMENT = AssetCheckKey(AssetKey("vlm_ocr_outputs"), "text_layer_agreement")
-# What a wrong model or prompt behind the server answers: fluent English that has nothing to do with any page.
-UNRELATED = (
-    "Quarterly revenue rose four percent on strong demand for industrial pumps, while the board announced a new "
-    "dividend policy and the retirement of its longtime chief financial officer."
-)
-
-
-def _right_answers(settings: PipelineSettings, group: str) -> dict[str, str]:
-    """Each rendered page's server key mapped to its own words: what a right model reads there."""
-    rows = read_rows(LocalWorkspace(settings.workspace), pages_key(group), ["png", "text_layer"])
-    return {hist_key(Image.open(io.BytesIO(r["png"])).convert("L")): " ".join(r["text_layer"].split()) for r in rows}
+AGREEMENT = ocr_check("text_layer_agreement")
 
 
 def test_a_server_answering_unrelated_text_is_blocked_before_dolma_shards(
@@ -133,7 +99,7 @@ def test_a_server_answering_unrelated_text_is_blocked_before_dolma_shards(
 
         # A wrong model: every page answered with the same unrelated paragraph; the blocking gate stops the group.
         assert not run_group(settings, group, instance)
-        status, metadata = _latest(instance, AGREEMENT, group)
+        status, metadata = latest_evaluation(instance, AGREEMENT, group)
         assert status == "FAILED"
         assert metadata["trusted_pages"] == 4 and float(str(metadata["median"])) < 0.6
         assert "median text-layer agreement" in str(metadata["summary"])
@@ -141,13 +107,13 @@ def test_a_server_answering_unrelated_text_is_blocked_before_dolma_shards(
         assert not LocalWorkspace(settings.workspace).exists(dolma_key(group))
 
         # The right model (each page answered with its own words) passes the gate and the shard is written.
-        answers.update(_right_answers(settings, group))
+        answers.update(right_answers(keyed_pages(settings, group)))
         assert len(answers) == 4
         server.text_for = answers  # no fallback to the unrelated paragraph now
         settings = dataclasses.replace(settings, workspace=str(tmp_path / "ws2"))
         instance = DagsterInstance.ephemeral()
         [group] = run_inventory(settings, instance)
         assert run_group(settings, group, instance)
-        status, metadata = _latest(instance, AGREEMENT, group)
+        status, metadata = latest_evaluation(instance, AGREEMENT, group)
         assert status == "SUCCEEDED" and float(str(metadata["median"])) > 0.9
         assert instance.get_materialized_partitions(AssetKey("dolma_shards")) == {group}

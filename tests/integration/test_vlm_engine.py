@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import math
 import threading
@@ -17,6 +18,8 @@ from ocr_pipeline.engines.vlm.client import VlmClient
 from ocr_pipeline.engines.vlm.prompts import build_request, temperature_for
 from ocr_pipeline.records import PageInput, PageResult
 from tests.support import Fault, VlmTestServer, page_input, page_key
+from tests.support.pdfgen import SENTENCES
+from tests.support.vlm_answers import GERMAN, RUSSIAN
 from tests.support.vlm_protocol import default_text
 
 FAST = BackoffPolicy(base_s=0.01, max_s=0.05, max_retries=3)
@@ -176,6 +179,7 @@ def test_pages_rendered_just_in_time() -> None:
 
 # -- degenerate answers: parsed fine, yet no transcription -------------------------------------------------------
 LOOP = "The committee met again and adjourned. " * 150  # a loop olmOCR models fall into, well under max_tokens
+ENGLISH = " ".join(SENTENCES)  # an English page's text layer, long enough to judge an answer's language by
 OPEN_TABLE = "<table><tr><td>Year</td><td>Total</td></tr><tr><td>2019</td><td>4"  # cut inside a table
 
 
@@ -209,12 +213,18 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize(
     ("bad", "times", "reason"),
-    [(LOOP, 1, "repetition loop"), (LOOP, 2, "repetition loop")],
+    [
+        (LOOP, 1, "repetition loop"),
+        (LOOP, 2, "repetition loop"),
+        (GERMAN, 1, "wrong language: de, the text layer's en"),
+        (RUSSIAN, 2, "wrong language: cyrillic script, the text layer's latin"),
+    ],
 )
 def test_a_degenerate_answer_is_retried_at_the_next_temperature(
     server: VlmTestServer, sent: list[dict[str, Any]], bad: str, times: int, reason: str
 ) -> None:
-    page = page_input(51, text_layer="layer")
+    # The page's own words, trusted: what the answer's language is judged against.
+    page = dataclasses.replace(page_input(51, text_layer=ENGLISH), text_layer_trusted=True)
     server.text_for = BadFirst(bad, times)
     result = run(server, [page])[page.page_num]
     assert server.violations == []
@@ -228,6 +238,14 @@ def test_a_degenerate_answer_is_retried_at_the_next_temperature(
     for attempt, body in enumerate(sent):
         expected = build_request(page.png or b"", model=MODEL, attempt=attempt, guided_decoding=True)
         assert json.dumps(body) == json.dumps(expected)
+
+
+def test_another_language_is_kept_without_a_trusted_layer(server: VlmTestServer) -> None:
+    # An untrusted layer (a scan's hidden OCR, broken encodings) is no evidence of the page's language.
+    page = page_input(55, text_layer=ENGLISH)
+    server.text_for = BadFirst(GERMAN, 1)
+    result = run(server, [page])[page.page_num]
+    assert not result.is_fallback and result.attempts == 1 and result.text == GERMAN
 
 
 def test_an_answer_ending_inside_a_table_is_kept_not_retried(server: VlmTestServer) -> None:

@@ -13,6 +13,8 @@ from typing import Any
 
 from PIL import Image
 
+from tests.support.vlm_answers import TOKEN_LIMIT, failure_answer
+
 OLMOCR_PROMPT = (
     "Attached is one page of a document that you must process. Just return the plain text representation "
     "of this document as if you were reading it naturally. Convert equations to LateX and tables to HTML.\n"
@@ -29,6 +31,8 @@ OLMOCR_REGEX = (
 ALLOWED_TEMPERATURES = (0.1, 0.2, 0.3, 0.5, 0.8, 0.9, 1.0)
 ALLOWED_KEYS = {"model", "messages", "max_tokens", "temperature", "guided_regex", "structured_outputs"}
 FAULT_KINDS = ("status", "429", "slow", "drop", "garbage", "length", "missing_key", "over_context", "rotate")
+# The model's own failures (tests/support/vlm_answers.py): a well-formed reply whose text is not the page's.
+MODEL_FAILURES = ("loop", "truncated", "language", "blank_text", "unrelated")
 
 
 @dataclass(frozen=True)
@@ -40,10 +44,12 @@ class Fault:
     retry_after: float | None = None
     delay_s: float = 0.0
     correction: int = 90
+    language: str = "de"  # "language": the answer's language, "de" or "ru"
+    finish: str = "length"  # "loop": the finish_reason (a loop stopped by the token limit, or one the model ended)
 
     def __post_init__(self) -> None:
-        if self.kind not in FAULT_KINDS:
-            raise ValueError(f"unknown fault kind {self.kind!r}; one of {FAULT_KINDS}")
+        if self.kind not in FAULT_KINDS + MODEL_FAILURES:
+            raise ValueError(f"unknown fault kind {self.kind!r}; one of {FAULT_KINDS + MODEL_FAILURES}")
 
 
 @dataclass
@@ -151,6 +157,9 @@ def build_reply(
     rec: RecordedRequest, fault: Fault | None, rotation: int, text: str, language: str | None
 ) -> dict[str, Any]:
     """olmOCR's reply for one page: front matter, text, realistic usage; shaped by the fault if any."""
+    failure = failure_answer(fault.kind, text, fault.language) if fault else None
+    if failure is not None:
+        text, language = failure
     lang = language or "null"
     front = f"primary_language: {lang}\nis_rotation_valid: {rotation == 0}\nrotation_correction: {rotation}\n"
     front += "is_table: False\n" + ("" if fault and fault.kind == "missing_key" else "is_diagram: False\n")
@@ -160,11 +169,15 @@ def build_reply(
     # Qwen2.5-VL spends one token per 28x28 patch, plus the prompt's ~120 tokens.
     prompt_tokens = 120 + -(-rec.width // 28) * -(-rec.height // 28)
     completion_tokens = 40 + len(text) // 4
-    if fault and fault.kind == "length":
-        completion_tokens = 8000
+    # Cut at max_tokens: the server's own word, as vLLM reports it.
+    cut = fault is not None and (
+        fault.kind in ("length", "truncated") or (fault.kind == "loop" and fault.finish == "length")
+    )
+    if cut:
+        completion_tokens = TOKEN_LIMIT
     if fault and fault.kind == "over_context":
         completion_tokens = 16384
-    finish = "length" if fault and fault.kind == "length" else "stop"
+    finish = "length" if cut else "stop"
     return {
         "id": f"chatcmpl-{rec.index}",
         "object": "chat.completion",

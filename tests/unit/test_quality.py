@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from ocr_pipeline.quality import PageFacts, add_document_language, page_signals
+from ocr_pipeline.quality import PageFacts, add_document_language, page_signals, quality_attributes
+from ocr_pipeline.quality.attributes import PREFIX
 from ocr_pipeline.quality.degenerate import degenerate_reason
 from ocr_pipeline.quality.repetition import repetition
 from ocr_pipeline.quality.truncation import truncation
@@ -108,6 +109,14 @@ def test_a_fallback_after_degenerate_answers_keeps_their_verdict() -> None:
     )
     signals = page_signals(retried, PageFacts())
     assert signals["degenerate"] and signals["truncated"] and signals["repetition"] == 0.0
+    assert not signals["wrong_language"]
+    foreign = PageResult(
+        "h", 1, layer, is_fallback=True, extra={"retried_for": ["wrong language: de, the text layer's en"]}
+    )
+    signals = page_signals(foreign, PageFacts())
+    assert signals["wrong_language"] and not signals["degenerate"]
+    spans = quality_attributes([[0, len(layer), 1]], {1: signals})
+    assert spans[PREFIX + "wrong_language"] == spans[PREFIX + "flagged"] == [[0, len(layer), 1]]
     # Only a fallback borrows the engine's answers: a page that recovered is judged by its own (clean) text.
     recovered = PageResult("h", 1, layer, extra={"retried_for": ["repetition loop"]})
     assert not page_signals(recovered, PageFacts())["degenerate"]

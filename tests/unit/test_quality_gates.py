@@ -68,6 +68,23 @@ def test_degenerate_share_warns_above_1_and_blocks_above_5_percent(tmp_path: Pat
     assert got["warn"].passed and got["block"].passed and got["warn"].metadata["degenerate_pages"] == 0
 
 
+def test_every_model_failure_counts_and_an_open_table_alone_does_not(tmp_path: Path) -> None:
+    clean = [page(n, {"degenerate": False, "truncated": False}) for n in range(1, 96)]
+    failures = [
+        page(96, {"degenerate": True, "truncated": True, "finish_reason": "length"}),  # a loop to the token limit
+        page(97, {"truncated": True, "finish_reason": "length"}),
+        page(98, {"wrong_language": True}),
+        page(99, {"blank_text": True}),
+        # An honest page can end inside a table (it runs on to the next page): flagged, not a model failure.
+        page(100, {"truncated": True, "open_table": True, "finish_reason": "stop"}),
+    ]
+    got = run(tmp_path, clean + failures, GATES)
+    meta = got["warn"].metadata
+    assert meta["degenerate_pages"] == 4 and [r["page_num"] for r in meta["sample"]] == [96, 97, 98, 99]
+    assert meta["by_failure"] == {"degenerate": 1, "truncated": 2, "wrong_language": 1, "blank_text": 1}
+    assert not got["warn"].passed and got["block"].passed
+
+
 def test_pages_without_signals_are_not_judged(tmp_path: Path) -> None:
     # An old manifest: no quality column (the key is missing) or a null; an unreadable value counts as none too.
     old = [{"source": "/in/a.pdf", "page_num": 1}, page(2, None), page(3, "{not json")]

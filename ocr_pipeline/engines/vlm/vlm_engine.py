@@ -115,8 +115,9 @@ class VlmEngine:
     async def aocr_page(self, page: PageInput) -> PageResult:
         """Read one page, retrying as olmOCR does; falls back to the text layer instead of raising.
 
-        A reply that parses but is degenerate (a repetition loop, an unclosed table or formula: see
-        quality.degenerate) counts as a failed attempt too; `extra["retried_for"]` lists each such reason.
+        A reply that parses but is degenerate (a repetition loop, cut at the token limit, another language than
+        the trusted text layer: see quality.degenerate) counts as a failed attempt too; `extra["retried_for"]`
+        lists each such reason.
         """
         started = time.monotonic()
         if not page.png:
@@ -127,6 +128,8 @@ class VlmEngine:
         retried_for: list[str] = []  # one reason per attempt whose reply parsed but was degenerate
         spent_in = spent_out = 0
         finish: str | None = None  # the last reply's finish_reason, for the page's truncation signal
+        # Only a layer the probe trusts is the page's own words, fit to judge the answer's language by.
+        reference = page.text_layer if page.text_layer_trusted else ""
         for attempt in range(self.max_page_retries):
             # PNG decode/encode is CPU work: keep it off the event loop that drives every other request.
             png = page.png if rotation == 0 else await asyncio.to_thread(rotate_png, page.png, rotation)
@@ -153,10 +156,14 @@ class VlmEngine:
                 rotation = (rotation + reply.rotation_correction) % 360
                 errors.append(f"attempt {attempt + 1}: rotation invalid, turning by {rotation}")
                 continue
-            # A loop or a cut-off answer parses fine but is no transcription: it costs an attempt like a bad
-            # parse, so the next request samples at olmOCR's next temperature, and the last one falls back.
-            # Pure CPU on the reply text (no decode): cheap enough to stay on the event loop.
-            reason = degenerate_reason(reply.text, finish)
+            # A loop, a cut-off answer or one in another language than the page's own words parses fine but is
+            # no transcription: it costs an attempt like a bad parse, so the next request samples at olmOCR's next
+            # temperature, and the last one falls back. The loop and cut checks are cheap enough for the event
+            # loop; the language check runs langdetect, a few milliseconds per page, so it goes to a thread.
+            if reference:
+                reason = await asyncio.to_thread(degenerate_reason, reply.text, finish, reference)
+            else:
+                reason = degenerate_reason(reply.text, finish)
             if reason is not None:
                 retried_for.append(reason)
                 errors.append(f"attempt {attempt + 1}: degenerate answer: {reason}")

@@ -1,0 +1,101 @@
+"""Wrong language: an answer in another language than the page's trusted text layer, by a wide margin.
+
+A model that answers an English page in German or Russian (a translation, or a page from its training data) has
+not transcribed the page. The trusted text layer is the page's own words, so its language is the page's: the
+answer is compared with it while the engine can still retry. The margin keeps honest pages out: both sides need
+enough prose to judge, a different script must dominate both sides, and a different language (same script) must
+be near certain on both sides, so a bilingual page, a formula page or a short page is never retried.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections import Counter
+from typing import Any
+
+# Letters of prose on each side before anything is judged: langdetect guesses on less, and a short page
+# (a title, a figure caption) costs little if it is wrong.
+MIN_LETTERS = 200
+# A script "dominates" a text when it holds this share of its letters: a bilingual Latin/Cyrillic page does not.
+SCRIPT_SHARE = 0.9
+# langdetect's probability both sides must reach for their languages to count as different.
+LANGUAGE_PROB = 0.95
+# Characters judged per side: enough for a confident detection, and langdetect's cost grows with the length.
+MAX_JUDGED = 6000
+# Math, tags and LaTeX commands are not prose in any language: langdetect reads `\frac{a}{b}` as Catalan.
+_NOT_PROSE = re.compile(
+    r"\$\$.*?\$\$|\$[^$\n]*\$|\\\[.*?\\\]|\\\(.*?\\\)|<[^>]{1,200}>|\\[A-Za-z]+|!\[[^\]]*\]\([^)]*\)", re.DOTALL
+)
+# Unicode name prefixes grouped by writing system: Japanese mixes kanji and kana, which is one page's script.
+_SCRIPT_OF = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "CJK": "CJK", "HANGUL": "HANGUL"}
+
+
+def prose(text: str) -> str:
+    """The text without math, HTML tags, LaTeX commands and image links: what a language detector should read."""
+    return _NOT_PROSE.sub(" ", text)
+
+
+def script(char: str) -> str:
+    """The writing system of one letter, from its Unicode name ("LATIN", "CYRILLIC", "CJK", ...)."""
+    first = unicodedata.name(char, "UNKNOWN").split(" ", 1)[0]
+    return _SCRIPT_OF.get(first, first)
+
+
+def dominant_script(text: str) -> tuple[str | None, float, int]:
+    """(script, its share of the letters, letters) of the text's most common script; (None, 0, 0) without letters."""
+    counts = Counter(script(c) for c in text if c.isalpha())
+    letters = sum(counts.values())
+    if not letters:
+        return None, 0.0, 0
+    name, n = counts.most_common(1)[0]
+    return name, n / letters, letters
+
+
+@functools.lru_cache(maxsize=1)
+def _detectors() -> Any:
+    """langdetect's profiles, loaded once per process into a factory of our own, seeded."""
+    # Not langdetect's module-level factory: it is published before its profiles finish loading, so the engine's
+    # threads judging their first pages at once could detect with half the languages. lru_cache returns only a
+    # factory that is fully loaded. Imported here to save start-up time: only pages with a trusted layer need it.
+    from langdetect.detector_factory import PROFILES_DIRECTORY, DetectorFactory
+
+    factory = DetectorFactory()
+    factory.load_profile(PROFILES_DIRECTORY)
+    factory.set_seed(0)  # langdetect samples randomly; the seed makes the same text give the same answer
+    return factory
+
+
+def detected_language(text: str) -> tuple[str, float] | None:
+    """langdetect's most likely language and its probability; None where it finds no feature to go by."""
+    # Imported here to save start-up time, like the profiles.
+    from langdetect.lang_detect_exception import LangDetectException
+
+    detector = _detectors().create()
+    detector.append(text)
+    try:
+        best = detector.get_probabilities()[0]
+    except (LangDetectException, IndexError):
+        return None
+    return str(best.lang), float(best.prob)
+
+
+def wrong_language(answer: str, text_layer: str) -> str | None:
+    """Why `answer` is in another language than `text_layer` ("de, the text layer's en"); None if not clearly so."""
+    ours, theirs = prose(answer)[:MAX_JUDGED], prose(text_layer)[:MAX_JUDGED]
+    our_script, our_share, our_letters = dominant_script(ours)
+    their_script, their_share, their_letters = dominant_script(theirs)
+    if our_letters < MIN_LETTERS or their_letters < MIN_LETTERS:
+        return None
+    if our_script != their_script:
+        # A page in two scripts (a Russian-English glossary) has no dominant one on either side: not judged.
+        if our_share >= SCRIPT_SHARE and their_share >= SCRIPT_SHARE:
+            return f"{str(our_script).lower()} script, the text layer's {str(their_script).lower()}"
+        return None
+    ours_lang, theirs_lang = detected_language(ours), detected_language(theirs)
+    if ours_lang is None or theirs_lang is None or ours_lang[0] == theirs_lang[0]:
+        return None
+    if min(ours_lang[1], theirs_lang[1]) < LANGUAGE_PROB:
+        return None
+    return f"{ours_lang[0]}, the text layer's {theirs_lang[0]}"
