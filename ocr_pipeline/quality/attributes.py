@@ -14,10 +14,12 @@ PREFIX = "ocr_pipeline__quality__"
 _NUMERIC = {"repetition": "repetition", "repeat_run": "repeat_run", "chars_per_sq_in": "chars_per_sq_in",
             "text_layer_agreement": "text_layer_agreement"}  # fmt: skip
 _FLAGS = {"degenerate": "degenerate", "truncated": "truncated", "blank_text": "blank_text",
-          "wrong_language": "wrong_language", "language_mismatch": "language_mismatch"}  # fmt: skip
+          "wrong_language": "wrong_language", "language_mismatch": "language_mismatch",
+          "declared_language_mismatch": "declared_language_mismatch"}  # fmt: skip
 # A page worth dropping from training data whatever the corpus: a loop, a cut-off answer, text made up for a
 # blank page, answers in another language than the page's own text layer (the engine fell back after them). A
-# mismatch with the document's majority language is left out: bilingual documents are real.
+# mismatch with the document's majority language is left out: bilingual documents are real; so is a front matter
+# that names another language than the words (a model's slip on a page that may still be read right).
 _FLAGGED_BY = ("degenerate", "truncated", "blank_text", "wrong_language")
 QUALITY_ATTRIBUTES = tuple(PREFIX + name for name in (*_NUMERIC, *_FLAGS, "flagged"))
 

@@ -13,10 +13,11 @@ from ocr_pipeline.quality.density import chars_per_sq_in, text_on_blank
 from ocr_pipeline.quality.language import language_mismatch, majority_language
 from ocr_pipeline.quality.repetition import repetition
 from ocr_pipeline.quality.truncation import truncation
+from ocr_pipeline.quality.wrong_language import declared_language_mismatch
 from ocr_pipeline.records import PageResult
 
 # Bumped when a signal's definition or threshold changes, so readers can tell old values from new.
-QUALITY_VERSION = 2  # 2: wrong_language
+QUALITY_VERSION = 3  # 2: wrong_language; 3: declared_language_mismatch
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,11 @@ def page_signals(page: PageResult, facts: PageFacts) -> dict[str, Any]:
         # The engine's verdict only (it judged every answer against the trusted layer before keeping it): an
         # accepted page passed, a fallback after wrong-language answers keeps them flagged.
         "wrong_language": any(r.startswith(WRONG_LANGUAGE) for r in answers),
+        # The model's own front matter against its words: only the VLM's answers declare a language of their own
+        # (the CPU engine detects it from the same words), and a fallback's words are the layer's.
+        "declared_language_mismatch": None
+        if page.is_fallback or page.engine != "vlm"
+        else declared_language_mismatch(text, page.primary_language),
         "text_layer_agreement": agreement,
         "chars_per_sq_in": chars_per_sq_in(text, facts.width, facts.height),
         "blank_text": text_on_blank(text, bool(page.extra.get("blank_page")), facts.ink_pixels),

@@ -99,3 +99,21 @@ def wrong_language(answer: str, text_layer: str) -> str | None:
     if min(ours_lang[1], theirs_lang[1]) < LANGUAGE_PROB:
         return None
     return f"{ours_lang[0]}, the text layer's {theirs_lang[0]}"
+
+
+def declared_language_mismatch(answer: str, declared: str | None) -> bool | None:
+    """Whether the answer's words are clearly in another language than its front matter's `primary_language`.
+
+    None when there is nothing to judge (no declared language, under MIN_LETTERS of prose, langdetect unsure).
+    A model that declares `en` and writes German has lost the page or the prompt, whatever the page holds.
+    """
+    if not declared:
+        return None
+    text = prose(answer)[:MAX_JUDGED]
+    if sum(c.isalpha() for c in text) < MIN_LETTERS:
+        return None
+    found = detected_language(text)
+    if found is None or found[1] < LANGUAGE_PROB:
+        return None
+    # langdetect names Chinese zh-cn / zh-tw; front matter uses ISO 639-1 (zh).
+    return found[0].split("-")[0] != declared.lower().split("-")[0]

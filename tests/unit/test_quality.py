@@ -14,7 +14,9 @@ from ocr_pipeline.quality.repetition import repetition
 from ocr_pipeline.quality.truncation import truncation
 from ocr_pipeline.records import PageResult
 from ocr_pipeline.stages.dolma_documents import build_document
+from tests.support import pdfgen
 from tests.support.real_pages import real_page_texts
+from tests.support.vlm_answers import GERMAN
 
 PROSE = ("The committee met on Tuesday to review the budget. Members raised questions about the cost of the new "
          "library wing, and the chair promised a written answer before the next session.")  # fmt: skip
@@ -120,3 +122,33 @@ def test_a_fallback_after_degenerate_answers_keeps_their_verdict() -> None:
     # Only a fallback borrows the engine's answers: a page that recovered is judged by its own (clean) text.
     recovered = PageResult("h", 1, layer, extra={"retried_for": ["repetition loop"]})
     assert not page_signals(recovered, PageFacts())["degenerate"]
+
+
+def test_a_front_matter_that_names_another_language_than_the_words_is_a_signal_not_a_flag() -> None:
+    german = GERMAN * 2
+    english = " ".join(pdfgen.SENTENCES) * 2
+    said_en = PageResult("h", 1, german, primary_language="en", engine="vlm")
+    assert page_signals(said_en, PageFacts())["declared_language_mismatch"] is True
+    assert (
+        page_signals(PageResult("h", 1, german, primary_language="de", engine="vlm"), PageFacts())[
+            "declared_language_mismatch"
+        ]
+        is False
+    )
+    assert (
+        page_signals(PageResult("h", 1, english, primary_language="en", engine="vlm"), PageFacts())[
+            "declared_language_mismatch"
+        ]
+        is False
+    )
+    # Too little prose, no declared language, the CPU engine's own detection, a fallback: nothing to judge.
+    for page in (
+        PageResult("h", 1, "Kurzer Titel", primary_language="en", engine="vlm"),
+        PageResult("h", 1, german, primary_language=None, engine="vlm"),
+        PageResult("h", 1, german, primary_language="en", engine="cpu"),
+        PageResult("h", 1, german, primary_language="en", engine="vlm", is_fallback=True),
+    ):
+        assert page_signals(page, PageFacts())["declared_language_mismatch"] is None
+    spans = quality_attributes([[0, len(german), 1]], {1: page_signals(said_en, PageFacts())})
+    assert spans[PREFIX + "declared_language_mismatch"] == [[0, len(german), 1]]
+    assert spans[PREFIX + "flagged"] == [[0, len(german), 0]]  # the words may still be the page's
