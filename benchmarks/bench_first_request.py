@@ -26,6 +26,7 @@ from pathlib import Path
 
 from benchmarks.bench_vlm_throughput import free_port
 from tests.support.corpora import mixed_pdfs
+from tests.support.oracle import right_answers
 
 # 13 PDFs, 227 pages: many short documents and one long one, the shape of the issue's corpus.
 PAGE_COUNTS = (1, 1, 2, 2, 3, 3, 4, 2, 2, 1, 1, 5, 200)
@@ -46,11 +47,19 @@ def server_stats(url: str) -> dict[str, float]:
         return json.loads(response.read())
 
 
-def start_server(capacity: int, service_time: float) -> tuple[subprocess.Popen[bytes], str]:
+def write_answers(pdfs: Path, path: Path) -> Path:
+    """The corpus's right answers as the server's --text-from file (tests.support.oracle); returns its path."""
+    # Without them the server answers words unrelated to the pages: the text-layer agreement gate stops every
+    # group and the run exits 1.
+    path.write_text(json.dumps(right_answers(pdfs, key_by_bytes=True)))
+    return path
+
+
+def start_server(capacity: int, service_time: float, answers: Path) -> tuple[subprocess.Popen[bytes], str]:
     """The capacity-limited test server in its own process, once it answers."""
     port = free_port()
     cmd = [sys.executable, "-m", "tests.support.vlm_server", "--port", str(port), "--key-by-bytes"]
-    cmd += ["--capacity", str(capacity), "--service-time", str(service_time)]
+    cmd += ["--capacity", str(capacity), "--service-time", str(service_time), "--text-from", str(answers)]
     server = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
@@ -67,7 +76,7 @@ def start_server(capacity: int, service_time: float) -> tuple[subprocess.Popen[b
 
 def timed_run(cmd: list[str], args: argparse.Namespace, pages: int, log: Path) -> dict[str, float]:
     """Run one command against a fresh server; wall time, first request, busy fraction, ratio to the bound."""
-    server, url = start_server(args.capacity, args.service_time)
+    server, url = start_server(args.capacity, args.service_time, args.answers)
     try:
         cmd = [part.replace("{URL}", url) for part in cmd]
         started = time.time()
@@ -149,6 +158,7 @@ def main() -> None:
     rows: dict[tuple[str, str], list[dict[str, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-first-request-") as tmp:
         pages = build_corpus(Path(tmp) / "pdfs")
+        args.answers = write_answers(Path(tmp) / "pdfs", Path(tmp) / "answers.json")
         for run in range(args.runs):
             for config in args.configs:
                 work = Path(tmp) / f"run{run}-{config}"

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import shutil
 from pathlib import Path
 
 import pytest
 from dagster import AssetKey, DagsterInstance
 
-from ocr_pipeline.checks.spec import shipped_checks_dir
 from ocr_pipeline.cli import print_summary
 from ocr_pipeline.defs.materialize import run_group, run_inventory
 from ocr_pipeline.local_run import run_local
@@ -18,7 +16,8 @@ from ocr_pipeline.stages.pdf_inventory import read_group
 from ocr_pipeline.workspace.keys import dolma_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from tests.support import pdfgen
-from tests.support.partition_runs import keyed_pages, latest_evaluation, ocr_check, render_pages, right_answers
+from tests.support.oracle import right_answers
+from tests.support.partition_runs import keyed_pages, latest_evaluation, ocr_check, render_pages
 from tests.support.vlm_answers import UNRELATED
 from tests.support.vlm_protocol import Fault
 from tests.support.vlm_server import VlmTestServer
@@ -75,17 +74,7 @@ def test_blocking_check_stops_only_its_partition(tmp_path: Path, capsys: pytest.
 AGREEMENT = ocr_check("text_layer_agreement")
 
 
-def test_a_server_answering_unrelated_text_is_blocked_before_dolma_shards(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The shipped agreement gate warns; a deployment's own checks folder makes it blocking, as this one does.
-    checks = tmp_path / "checks"
-    shutil.copytree(shipped_checks_dir(), checks, ignore=shutil.ignore_patterns("__*"))
-    yml = checks / "vlm_ocr_outputs.yml"
-    gate = "          min_pages: 3\n          severity: warn\n"
-    assert gate in yml.read_text()
-    yml.write_text(yml.read_text().replace(gate, "          min_pages: 3\n          blocking: true\n"))
-    monkeypatch.setenv("OCR_PIPELINE_CHECKS_DIR", str(checks))
+def test_a_server_answering_unrelated_text_is_blocked_before_dolma_shards(tmp_path: Path) -> None:
     corpus = tmp_path / "in"
     pages = [[pdfgen.SENTENCES[i], pdfgen.SENTENCES[(i + 3) % 8]] for i in range(4)]
     pdfgen.write(corpus / "born_digital.pdf", pdfgen.text_pdf(pages))
@@ -103,11 +92,12 @@ def test_a_server_answering_unrelated_text_is_blocked_before_dolma_shards(
         assert status == "FAILED"
         assert metadata["trusted_pages"] == 4 and float(str(metadata["median"])) < 0.6
         assert "median text-layer agreement" in str(metadata["summary"])
+        assert "dbt_like_checks/vlm_ocr_outputs.yml:" in str(metadata["declared_in"])  # the shipped gate
         assert instance.get_materialized_partitions(AssetKey("dolma_shards")) == set()
         assert not LocalWorkspace(settings.workspace).exists(dolma_key(group))
 
         # The right model (each page answered with its own words) passes the gate and the shard is written.
-        answers.update(right_answers(keyed_pages(settings, group)))
+        answers.update(right_answers(corpus))
         assert len(answers) == 4
         server.text_for = answers  # no fallback to the unrelated paragraph now
         settings = dataclasses.replace(settings, workspace=str(tmp_path / "ws2"))

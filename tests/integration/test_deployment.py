@@ -20,6 +20,7 @@ from ocr_pipeline.workspace.s3 import S3Workspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_jsonl
 from tests.support import corpora
 from tests.support.dagster_stack import REPO, DagsterStack, wait_for
+from tests.support.oracle import right_answers_of
 from tests.support.postgres_server import PostgresOnTcp
 from tests.support.s3_server import READER, SeaweedS3
 from tests.support.vlm_server import VlmTestServer
@@ -118,7 +119,12 @@ def test_daemon_on_postgres_runs_s3_corpus_retries_and_backfills_a_failed_partit
 ) -> None:
     pg, s3 = services
     started = time.monotonic()
-    vlm = VlmTestServer().start()
+    corpus = corpora.mixed_pdfs()  # 1, 4 and 120 pages, and one input that is not a PDF
+    late_pdf = {"late_2p.pdf": corpora.numbered_pdf("late", 2)}
+    # Right answers: the test is about the deployment, not what the model reads (unrelated words would stop
+    # every partition at the text-layer agreement gate).
+    answers = right_answers_of({**corpus, **late_pdf})
+    vlm = VlmTestServer(text_for=answers).start()
     port = vlm.port
     env = _env(pg, s3, vlm.url, "s3://ocr-ws/daemon")
     home = tmp_path / "dagster_home"
@@ -126,12 +132,12 @@ def test_daemon_on_postgres_runs_s3_corpus_retries_and_backfills_a_failed_partit
     setup = subprocess.run([str(REPO / "deploy" / "dagster_home.sh")], env=setup_env, capture_output=True, text=True)
     assert setup.returncode == 0, setup.stderr
     assert "Postgres at 127.0.0.1" in setup.stdout
-    corpus = corpora.mixed_pdfs()  # 1, 4 and 120 pages, and one input that is not a PDF
     sources = corpora.upload(s3.client(), "pdfs-in", "corpus/", corpus)
     ws = S3Workspace("s3://ocr-ws/daemon", s3.client())
     try:
         with DagsterStack(home, env) as stack:
             assert stack.start_sensor("work_group_sensor") == "RUNNING"
+
             # The daemon's first tick lists the corpus and queues an inventory run, which reads it, forms the
             # groups and registers them; a later tick queues a run for each group; the queue starts them.
             def first_runs_succeeded() -> bool:
@@ -165,7 +171,8 @@ def test_daemon_on_postgres_runs_s3_corpus_retries_and_backfills_a_failed_partit
             # The server goes away; a new input arrives; the sensor's ticks scan it and run its group, which fails;
             # Dagster's run retries rerun it once (OCR_PIPELINE_SENSOR_MAX_RETRIES=1), and it fails again.
             vlm.stop()
-            late = corpora.upload(s3.client(), "pdfs-in", "corpus/", {"late_2p.pdf": corpora.numbered_pdf("late", 2)})
+            late = corpora.upload(s3.client(), "pdfs-in", "corpus/", late_pdf)
+
             def retried_and_final() -> list[dict[str, str]] | None:
                 runs = _partition_runs(pg, LATE_GROUP)
                 statuses = [r["status"] for r in runs]
@@ -180,8 +187,9 @@ def test_daemon_on_postgres_runs_s3_corpus_retries_and_backfills_a_failed_partit
             assert failed_and_missing == [LATE_GROUP] and not ws.exists(f"dolma/{LATE_GROUP}.jsonl.gz")
 
             # Back up on the same port: a "failed and missing" backfill through GraphQL completes the partition.
-            vlm = VlmTestServer(port=port).start()
+            vlm = VlmTestServer(port=port, text_for=answers).start()
             backfill = stack.launch_backfill(GROUP_ASSETS, failed_and_missing)
+
             def finished() -> str | None:
                 status = stack.backfill_status(backfill)
                 return None if status == "REQUESTED" else status

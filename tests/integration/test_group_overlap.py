@@ -26,11 +26,16 @@ from ocr_pipeline.workspace.keys import dolma_key, done_key, pages_key, rejected
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_jsonl
 from tests.support import corpora
+from tests.support.oracle import right_answers
 from tests.support.vlm_server import VlmTestServer
 
 
 def _corpus(root: Path, pages: dict[str, int], broken: str | None = None) -> Path:
-    """Numbered PDFs of the given page counts (and one non-PDF named `broken`) in root/in."""
+    """Numbered PDFs of the given page counts (and one non-PDF named `broken`) in root/in.
+
+    The server answers their pages with their own words (tests.support.oracle): none of these tests is about what
+    the model reads, and unrelated answers would stop each group at the text-layer agreement gate.
+    """
     folder = root / "in"
     folder.mkdir(parents=True, exist_ok=True)
     for name, count in pages.items():
@@ -83,10 +88,10 @@ def test_the_next_group_sends_before_the_previous_one_has_its_answers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("OCR_PIPELINE_STREAM_PAGES", raising=False)  # on by default
-    _corpus(tmp_path, TWO_GROUPS)
+    answers = right_answers(_corpus(tmp_path, TWO_GROUPS))
     # No answer leaves the server before every page of the run arrived: group 1's answers wait for group 2's
     # pages. Sequential groups could only pass by group 1's holds timing out (its pages then answered late).
-    with VlmTestServer(hold_until_requests=TWO_GROUPS_PAGES) as server:
+    with VlmTestServer(hold_until_requests=TWO_GROUPS_PAGES, text_for=answers) as server:
         summary, ws = _run(_settings(tmp_path, "ws", server, 4))
         assert _groups(ws) == [["first.pdf"], ["second.pdf"]]
         assert summary.ok and summary.groups == 2, summary.causes
@@ -98,9 +103,9 @@ def test_the_next_group_sends_before_the_previous_one_has_its_answers(
 
 def test_without_overlap_the_same_gate_times_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The test above can fail: groups run one after the other never open the gate for the first group."""
-    _corpus(tmp_path, TWO_GROUPS)
+    answers = right_answers(_corpus(tmp_path, TWO_GROUPS))
     monkeypatch.setenv("OCR_PIPELINE_STREAM_PAGES", "0")  # the sequential path: one group's run after the other
-    with VlmTestServer(hold_until_requests=TWO_GROUPS_PAGES, hold_timeout_s=2.0) as server:
+    with VlmTestServer(hold_until_requests=TWO_GROUPS_PAGES, hold_timeout_s=2.0, text_for=answers) as server:
         summary, ws = _run(_settings(tmp_path, "ws", server, 4))
         assert _groups(ws) == [["first.pdf"], ["second.pdf"]]
         assert summary.ok, summary.causes  # a timed-out hold still answers: only the counter tells
@@ -125,8 +130,8 @@ def _outputs(ws: LocalWorkspace) -> dict[str, tuple[bytes, bytes]]:
 def test_overlapped_groups_write_the_same_bytes_as_sequential_ones(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _corpus(tmp_path, MIXED, broken="03_broken.pdf")
-    with VlmTestServer() as server:
+    answers = right_answers(_corpus(tmp_path, MIXED, broken="03_broken.pdf"))
+    with VlmTestServer(text_for=answers) as server:
         monkeypatch.setenv("OCR_PIPELINE_STREAM_PAGES", "0")
         plain_summary, plain = _run(_settings(tmp_path, "plain", server, 8))
         monkeypatch.delenv("OCR_PIPELINE_STREAM_PAGES")  # on by default
@@ -146,9 +151,9 @@ def test_overlapped_groups_write_the_same_bytes_as_sequential_ones(
 # -- c. readiness --------------------------------------------------------------------------------------------------
 def test_readiness_is_probed_once_for_all_groups(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OCR_PIPELINE_STREAM_PAGES", raising=False)
-    _corpus(tmp_path, {"a.pdf": 1, "b.pdf": 1, "c.pdf": 1})
+    answers = right_answers(_corpus(tmp_path, {"a.pdf": 1, "b.pdf": 1, "c.pdf": 1}))
     monkeypatch.setattr(ocr_stream, "_ready", set())  # this process has probed no server yet
-    with VlmTestServer() as server:
+    with VlmTestServer(text_for=answers) as server:
         summary, ws = _run(_settings(tmp_path, "ws", server, 1))
         assert len(list_groups(ws)) == 3 and summary.ok, summary.causes
         assert server.models_calls == 1
@@ -160,8 +165,8 @@ def test_a_failed_group_leaves_the_others_done_and_the_rerun_completes_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("OCR_PIPELINE_STREAM_PAGES", raising=False)
-    _corpus(tmp_path, {"a.pdf": 2, "b.pdf": 2, "c.pdf": 2})
-    with VlmTestServer() as server:
+    answers = right_answers(_corpus(tmp_path, {"a.pdf": 2, "b.pdf": 2, "c.pdf": 2}))
+    with VlmTestServer(text_for=answers) as server:
         settings = _settings(tmp_path, "ws", server, 2)
         # The middle group cannot publish its rendered pages (a folder stands where its file goes): its run fails
         # before it reports page_images materialized; with one worker, group 3 starts only if the failed run frees
@@ -188,9 +193,9 @@ def test_a_failed_group_leaves_the_others_done_and_the_rerun_completes_it(
 
 # -- the CLI's console ---------------------------------------------------------------------------------------------
 def test_an_overlapped_cli_run_prints_no_traceback(tmp_path: Path) -> None:
-    _corpus(tmp_path, {f"d{i:02d}.pdf": 1 for i in range(10)})  # ten one-page groups
+    answers = right_answers(_corpus(tmp_path, {f"d{i:02d}.pdf": 1 for i in range(10)}))  # ten one-page groups
     env = {k: v for k, v in os.environ.items() if k != "OCR_PIPELINE_STREAM_PAGES"}
-    with VlmTestServer() as server:
+    with VlmTestServer(text_for=answers) as server:
         cli = _cli(tmp_path, server)
         cli[cli.index("--pages-per-group") + 1] = "1"
         proc = subprocess.run(cli, capture_output=True, text=True, env=env, timeout=300)
@@ -207,11 +212,11 @@ def _cli(root: Path, server: VlmTestServer) -> list[str]:
 @pytest.mark.parametrize("target", ["process", "process group"])
 def test_ctrl_c_while_groups_overlap_exits_130_and_the_rerun_completes(tmp_path: Path, target: str) -> None:
     pages = {"a.pdf": 6, "b.pdf": 6, "c.pdf": 6}
-    _corpus(tmp_path, pages)
+    answers = right_answers(_corpus(tmp_path, pages))
     env = {k: v for k, v in os.environ.items() if k != "OCR_PIPELINE_STREAM_PAGES"}
     env["PYTHONFAULTHANDLER"] = "1"
     # Slow enough answers (4 pages/s) that the run is still busy when the second group's pages arrive.
-    with VlmTestServer(service_time_s=0.5, capacity=2) as server:
+    with VlmTestServer(service_time_s=0.5, capacity=2, text_for=answers) as server:
         proc = subprocess.Popen(_cli(tmp_path, server), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 env=env, start_new_session=True)  # fmt: skip
         try:

@@ -20,6 +20,7 @@ from ocr_pipeline.defs.materialize import run_group_outcome, run_inventory
 from ocr_pipeline.progress import LoggingProgress
 from ocr_pipeline.settings import PipelineSettings
 from tests.support import pdfgen
+from tests.support.oracle import right_answers
 from tests.support.vlm_server import VlmTestServer
 
 
@@ -30,10 +31,16 @@ class EagerProgress(LoggingProgress):
         super().__init__(log, first_s=0.0, min_gap_s=0.0)
 
 
-def _ocr_run_log(tmp_path: Path, pages: int, **settings: Any) -> list[EventLogEntry]:
-    """Run ocr_job for a one-input group of `pages` text pages; the render_and_ocr step's entries, in order."""
+def _corpus(tmp_path: Path, pages: int) -> Path:
+    """tmp_path/in holding one PDF of `pages` text pages (the same bytes each call)."""
     pdf = pdfgen.text_pdf([[pdfgen.SENTENCES[i % len(pdfgen.SENTENCES)]] for i in range(pages)])
     pdfgen.write(tmp_path / "in" / "a.pdf", pdf)
+    return tmp_path / "in"
+
+
+def _ocr_run_log(tmp_path: Path, pages: int, **settings: Any) -> list[EventLogEntry]:
+    """Run ocr_job for a one-input group of `pages` text pages; the render_and_ocr step's entries, in order."""
+    _corpus(tmp_path, pages)
     config = PipelineSettings(workspace=str(tmp_path / "ws"), pdfs=[str(tmp_path / "in")], **settings)
     with DagsterInstance.ephemeral() as instance:
         [group] = run_inventory(config, instance)
@@ -71,7 +78,9 @@ def test_the_cpu_engine_step_logs_progress_before_it_ends(tmp_path: Path, monkey
 def test_the_pipes_worker_reports_its_progress_into_the_step_log(tmp_path: Path) -> None:
     # One request at a time, 1.2 s each: the second page ends past the first line's 2 s (the first page too, on a
     # slow machine), the third closes the phase.
-    with VlmTestServer(model="olmocr-test", capacity=1, service_time_s=1.2) as server:
+    # Right answers (tests.support.oracle): unrelated ones would stop the group at the agreement gate.
+    answers = right_answers(_corpus(tmp_path, 3))
+    with VlmTestServer(model="olmocr-test", capacity=1, service_time_s=1.2, text_for=answers) as server:
         story = [_kind(e) for e in _ocr_run_log(tmp_path, 3, server=server.url, model="olmocr-test")]
     ocr_lines = [line for line in story[: story.index("STEP_SUCCESS")] if line.startswith("ocr g000001: ")]
     assert re.fullmatch(r"ocr g000001: [12]/3 pages \(\d+%\), [\d.]+ pages/s, ETA \d+s", ocr_lines[0])

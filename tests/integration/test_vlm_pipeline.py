@@ -15,7 +15,8 @@ from ocr_pipeline.workspace.keys import dolma_key, pages_key, partial_key, rejec
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_jsonl, read_rows
 from tests.support import pdfgen
-from tests.support.vlm_protocol import Fault, default_text, hist_key
+from tests.support.oracle import right_answers
+from tests.support.vlm_protocol import Fault, hist_key
 from tests.support.vlm_server import VlmTestServer
 
 
@@ -36,7 +37,10 @@ def test_vlm_worker_reads_pages_and_flags_fallbacks(tmp_path: Path) -> None:
     corpus = tmp_path / "in"
     pdfgen.write(corpus / "good.pdf", pdfgen.text_pdf([pdfgen.SENTENCES[:2], pdfgen.SENTENCES[2:4]]))
     pdfgen.write(corpus / "bad.pdf", pdfgen.text_pdf([[pdfgen.SENTENCES[5]]]))
-    with VlmTestServer(api_key="sekret", expect_guided=True, model="olmocr-test") as server:
+    # Right answers, rendered before the run (tests.support.oracle): unrelated words would stop the rerun at the
+    # text-layer agreement gate once bad.pdf's page reads too.
+    answers = right_answers(corpus)
+    with VlmTestServer(api_key="sekret", expect_guided=True, model="olmocr-test", text_for=answers) as server:
         settings = PipelineSettings(
             workspace=str(tmp_path / "ws"),
             pdfs=[str(corpus)],
@@ -55,6 +59,7 @@ def test_vlm_worker_reads_pages_and_flags_fallbacks(tmp_path: Path) -> None:
             keys[(Path(row["source"]).name, row["page_num"])] = hist_key(
                 Image.open(io.BytesIO(row["png"])).convert("L")
             )
+        assert set(keys.values()) == set(answers)  # the oracle renders each page as the pipeline sends it
         # bad.pdf's only page always answers garbage: three failed attempts, then the text-layer fallback.
         server.faults[keys[("bad.pdf", 1)]] = [Fault("garbage")] * 10
         assert run_group(settings, group, instance)
@@ -70,8 +75,8 @@ def test_vlm_worker_reads_pages_and_flags_fallbacks(tmp_path: Path) -> None:
 
         [doc] = read_gzip_jsonl(ws.read_bytes(dolma_key(group)))
         assert doc["metadata"]["Source-File"].endswith("good.pdf")
-        assert doc["text"].startswith(default_text(keys[("good.pdf", 1)]))
-        assert default_text(keys[("good.pdf", 2)]) in doc["text"]
+        assert doc["text"].startswith(answers[keys[("good.pdf", 1)]])
+        assert answers[keys[("good.pdf", 2)]] in doc["text"] and pdfgen.SENTENCES[3] in doc["text"]
         assert doc["metadata"]["total-input-tokens"] > 0 and doc["metadata"]["total-output-tokens"] > 0
         assert doc["metadata"]["engine"] == "vlm" and doc["metadata"]["model"] == "olmocr-test"
         [line] = read_jsonl(ws, rejected_key(group))

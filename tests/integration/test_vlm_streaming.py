@@ -21,12 +21,14 @@ from ocr_pipeline.workspace.keys import dolma_key, ocr_key, pages_key, rejected_
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_rows
 from tests.support import corpora, pdfgen
+from tests.support.oracle import right_answers
 from tests.support.vlm_server import VlmTestServer
 
 PAGES = (1, 3, 12)
 
 
 def _corpus(root: Path) -> Path:
+    """The mixed corpus in root/in; its folder, for the server's right answers (tests.support.oracle)."""
     for name, body in corpora.mixed_pdfs(PAGES).items():
         (root / "in").mkdir(parents=True, exist_ok=True)
         (root / "in" / name).write_bytes(body)
@@ -50,8 +52,7 @@ def _outputs(ws: LocalWorkspace, group: str) -> tuple[bytes, bytes, list[dict[st
 def test_streamed_run_writes_the_same_outputs_and_sends_each_page_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _corpus(tmp_path)
-    with VlmTestServer() as server:
+    with VlmTestServer(text_for=right_answers(_corpus(tmp_path))) as server:
         monkeypatch.setenv("OCR_PIPELINE_STREAM_PAGES", "0")
         plain_ws, group = _run(tmp_path, "plain", server)
         sent_plain = len(server.requests)
@@ -74,7 +75,7 @@ def test_a_crash_mid_stream_leaves_the_group_pending_and_the_rerun_sends_only_th
     class Crash(BaseException):
         """Not an Exception: no per-document handler catches it; the step fails as a crashed process would."""
 
-    _corpus(tmp_path)
+    answers = right_answers(_corpus(tmp_path))
     offered = 0
     real_offer = ocr_stream.GroupStream.offer_row
 
@@ -85,7 +86,7 @@ def test_a_crash_mid_stream_leaves_the_group_pending_and_the_rerun_sends_only_th
             raise Crash("mid-stream")
         real_offer(self, row)
 
-    with VlmTestServer() as server:
+    with VlmTestServer(text_for=answers) as server:
         settings = PipelineSettings(workspace=str(tmp_path / "ws"), pdfs=[str(tmp_path / "in")], server=server.url)
         monkeypatch.setattr(ocr_stream.GroupStream, "offer_row", crash_after_five)
         summary = run_local(settings, show_progress=False, verbose=False)

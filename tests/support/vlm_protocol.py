@@ -94,6 +94,11 @@ def default_text(key: str) -> str:
     return f"# Page {key}\n\n{body}.\n\nThe quick brown fox jumps over the lazy dog."
 
 
+def bytes_key(png: bytes) -> str:
+    """The key of a page by its PNG bytes (the server's --key-by-bytes: cheaper, not rotation-safe)."""
+    return hashlib.sha1(png).hexdigest()[:16]
+
+
 def hist_key(image: Image.Image) -> str:
     """The rotation-invariant key of a decoded greyscale image."""
     return hashlib.sha1(repr(image.histogram()).encode()).hexdigest()[:16]
@@ -149,7 +154,7 @@ def validate_request(
         return None
     if max(rec.width, rec.height) != longest_side:
         v.append(f"image longest side {max(rec.width, rec.height)} != {longest_side}")
-    rec.image_sha = hashlib.sha1(png).hexdigest()[:16]
+    rec.image_sha = bytes_key(png)
     return png
 
 

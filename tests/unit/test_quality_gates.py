@@ -143,11 +143,11 @@ def test_shipped_gates_and_their_thresholds() -> None:
     agree = tests["text_layer_agreement"]
     assert (warn.severity, warn.blocking, warn.params["max"]) == ("warn", False, 0.01)
     assert (block.severity, block.blocking, block.params["max"]) == ("error", True, 0.05)
-    # A warning as shipped (the suite's test server answers unrelated words); test_checks_gating makes it blocking.
+    # Blocking as shipped: a wrong model or prompt stops the partition before dolma_shards (test_checks_gating).
     assert (agree.type, agree.severity, agree.blocking, agree.params["min"], agree.params["min_pages"]) == (
         "median_text_layer_agreement",
-        "warn",
-        False,
+        "error",
+        True,
         0.6,
         3,
     )
