@@ -60,8 +60,26 @@ def _same(page_input: PageInput) -> PageInput:
     return page_input
 
 
+# Small sets (the canary's) keep their rendered pages for the process: a sensor's canary run, an eval and the
+# test server's oracle in one process render the same 28 pages once. Keyed by the set's digest (its tests and PDF
+# bytes) and the image size, so a changed set or size renders again; large user sets are never held.
+MAX_CACHED_PAGES = 64
+_rendered: dict[tuple[str, str, int], tuple[dict[BenchPage, PageInput], list[str]]] = {}
+
+
 def render_pages(bench: BenchSet, target_dim: int) -> tuple[dict[BenchPage, PageInput], list[str]]:
     """Every page the tests name, rendered in the sandbox; and the names of pages that could not be rendered."""
+    key = (bench.digest, str(bench.tests_file.resolve()), target_dim)
+    if key not in _rendered:
+        found = _render(bench, target_dim)
+        if len(bench.pages) > MAX_CACHED_PAGES:
+            return found
+        _rendered[key] = found
+    inputs, missing = _rendered[key]
+    return dict(inputs), list(missing)
+
+
+def _render(bench: BenchSet, target_dim: int) -> tuple[dict[BenchPage, PageInput], list[str]]:
     wanted: dict[str, set[int]] = defaultdict(set)
     for page in bench.pages:
         wanted[str(page.path)].add(page.page)

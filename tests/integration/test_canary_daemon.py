@@ -17,6 +17,7 @@ import pytest
 
 from tests.support import pdfgen
 from tests.support.dagster_stack import REPO, DagsterStack, wait_for
+from tests.support.oracle import right_answers
 from tests.support.vlm_server import VlmTestServer
 
 UNRELATED = "The annual meeting of the horticultural society took place in the village hall on a wet evening. " * 4
@@ -66,11 +67,12 @@ def test_an_unrelated_server_fails_the_canary_and_the_daemon_launches_no_partiti
         assert verdict["passed"] is False and float(str(verdict["pass_rate"])) < 0.35
         # The inventory ran (scanning costs no GPU), the group is registered, and ticks go on launching nothing.
         wait_for("the inventory run", lambda: [r for r in stack.runs("inventory_job") if r["status"] == "SUCCESS"], 120)
-        time.sleep(15)  # three more ticks
+        time.sleep(10)  # two more ticks
         assert stack.runs("ocr_job") == [] and len(stack.runs("model_canary_job")) == 1
 
-        # The server is fixed; a person materializes the canary (the UI's button); the next tick runs the group.
-        server.text_for = None
+        # The server is fixed (each page answered with its own words, canary pages too); a person materializes the
+        # canary (the UI's button); the next tick runs the group.
+        server.text_for = right_answers(tmp_path / "in")
         stack.launch_job("model_canary_job")
 
         def group_done() -> list[dict[str, object]] | None:
