@@ -14,6 +14,7 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen import canvas
 
 from benchmarks.olmo_pages import BODY, LEADING, VOCAB, Page, sentence
+from tests.support.layout_pdfs import pdf_of_pages
 
 W, H = A4
 
@@ -144,3 +145,21 @@ def draw_formulas(self: Page) -> None:
         sup_t = f"^{{{sup}}}" if sup else ""
         sub_t = f"_{{{sub}}}" if sub else ""
         self.formula_texts.append(f"{base}{sub_t}{sup_t}")
+
+
+NOTES_HEAD = "Proceedings of the Rural Society"
+
+
+def footnote_page(rng: random.Random) -> tuple[bytes, Page]:
+    """A one-page PDF of body text and three footnotes above a page number, under a running head; and its Page."""
+    holder: dict[str, Page] = {}
+
+    def draw(c: canvas.Canvas) -> None:
+        p = Page(c, rng)
+        p.furniture(NOTES_HEAD, p.page_number, None)
+        p.fill(paragraphs=6)
+        draw_footnotes(p, 3)
+        holder["p"] = p
+
+    pdf = pdf_of_pages([draw])
+    return pdf, holder["p"]

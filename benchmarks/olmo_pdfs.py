@@ -16,7 +16,7 @@ from reportlab.lib.pagesizes import A4
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen import canvas
 
-from benchmarks.olmo_blocks import draw_footnotes, draw_formulas, draw_tables, make_scan, rasterise
+from benchmarks.olmo_blocks import NOTES_HEAD, draw_formulas, draw_tables, footnote_page, make_scan, rasterise
 from benchmarks.olmo_pages import Page, words_text
 from tests.support.layout_pdfs import pdf_of_pages
 
@@ -192,23 +192,13 @@ def margins(name: str, seed: int) -> Case:
 
 def footnotes(name: str, seed: int) -> Case:
     """Body text, then small footnotes above a page number: the footnotes are content and stay."""
-    rng = random.Random(seed)
-    holder: dict[str, Page] = {}
-
-    def draw(c: canvas.Canvas) -> None:
-        p = Page(c, rng)
-        p.furniture("Proceedings of the Rural Society", p.page_number, None)
-        p.fill(paragraphs=6)
-        draw_footnotes(p, 3)
-        holder["p"] = p
-
-    case = Case(name, pdf_of_pages([draw]))
-    p = holder["p"]
+    pdf, p = footnote_page(random.Random(seed))
+    case = Case(name, pdf)
     for note in p.notes:
         case.add("present", text=note[:60])
     case.add("order", before=p.paragraphs[-1][-40:], after=p.notes[0][:40])
     case.add("absent", text=p.page_number)
-    case.add("absent", text="Proceedings of the Rural Society")
+    case.add("absent", text=NOTES_HEAD)
     return case
 
 

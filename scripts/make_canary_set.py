@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 from reportlab import rl_config  # noqa: E402 - after the path, like the imports below
 from reportlab.pdfgen import canvas  # noqa: E402
 
-from benchmarks.olmo_blocks import draw_footnotes, draw_tables, make_scan, rasterise  # noqa: E402
+from benchmarks.olmo_blocks import NOTES_HEAD, draw_tables, footnote_page, make_scan, rasterise  # noqa: E402
 from benchmarks.olmo_pages import Page, words_text  # noqa: E402
 from tests.support.layout_pdfs import pdf_of_pages  # noqa: E402
 
@@ -114,25 +114,14 @@ def table_page(name: str, seed: int, style: str, scanned: bool = False) -> Canar
 
 def notes_page(name: str, seed: int) -> CanaryPage:
     """Body text and footnotes above a page number: the footnotes are content, the head and number are not."""
-    rng = random.Random(seed)
-    holder: dict[str, Page] = {}
-
-    def draw(c: canvas.Canvas) -> None:
-        p = Page(c, rng)
-        p.furniture("Proceedings of the Rural Society", p.page_number, None)
-        p.fill(paragraphs=6)
-        draw_footnotes(p, 3)
-        holder["p"] = p
-
     page = CanaryPage(name)
-    page.pdf = pdf_of_pages([draw])
-    p = holder["p"]
+    page.pdf, p = footnote_page(random.Random(seed))
     page.reference = "\n\n".join([*p.paragraphs, *p.notes])
     page.text_tests(p)
     for note in p.notes:
         page.add("present", text=note[:60])
     page.add("order", before=p.paragraphs[-1][-40:], after=p.notes[0][:40])
-    page.add("absent", text="Proceedings of the Rural Society")
+    page.add("absent", text=NOTES_HEAD)
     page.add("absent", text=p.page_number)
     return page
 
