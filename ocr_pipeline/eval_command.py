@@ -9,6 +9,7 @@ scores are written under eval/<set digest>/ in the workspace, and the exit statu
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from typing import Any
@@ -87,9 +88,9 @@ def eval_command(args: argparse.Namespace) -> int:
     folder = f"eval/{verdict.fingerprint}"
     for name, text in result.answers.items():
         workspace.write_bytes(f"{folder}/answers/{name}.md", text.encode("utf-8"))
-    scores = {"verdict": verdict.__dict__, "by_type": result.table_rows(), "failures": result.failures}
+    scores = {"verdict": dataclasses.asdict(verdict), "by_type": result.table_rows(), "failures": result.failures}
     workspace.write_bytes(f"{folder}/scores.json", json.dumps(scores, indent=1, sort_keys=True).encode())
-    print(verdict.summary() if not args.tests else verdict.summary().replace("model canary", f"eval of {args.tests}"))
+    print(verdict.summary(f"eval of {args.tests}" if args.tests else "model canary"))
     print("\n".join(_table(result.table_rows())))
     if result.unreadable_pages:
         print(f"pages that did not render (scored empty): {', '.join(result.unreadable_pages[:20])}")

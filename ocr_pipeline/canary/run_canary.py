@@ -6,6 +6,7 @@ The `model_canary` asset, `ocr-pipeline eval` and the sensor all go through here
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,14 +25,11 @@ from ocr_pipeline.engines.factory import build_engine, engine_identity, engine_n
 from ocr_pipeline.settings import DeploymentSettings, PipelineSettings
 from ocr_pipeline.workspace.storage import Workspace
 
-_SHIPPED: dict[str, str] = {}
 
-
+@functools.lru_cache(maxsize=1)
 def shipped_set_digest() -> str:
     """The shipped set's digest (read once per process: the sensor asks on every tick)."""
-    if "digest" not in _SHIPPED:
-        _SHIPPED["digest"] = load_bench_set(shipped_tests_file()).digest
-    return _SHIPPED["digest"]
+    return load_bench_set(shipped_tests_file()).digest
 
 
 def fingerprint_for(settings: PipelineSettings, min_pass_rate: float, set_digest: str | None = None) -> str:
@@ -71,9 +69,9 @@ def run_canary(
     A user's own set is scored the same way but writes no marker: the sensor trusts only the shipped canary.
     """
     bench: BenchSet = load_bench_set(tests_file or shipped_tests_file())
-    shipped = tests_file is None or Path(tests_file).resolve() == shipped_tests_file().resolve()
-    name, model, version = engine_identity(settings)
-    fingerprint = canary_fingerprint(name, version, model, settings.server, bench.digest, min_pass_rate)
+    shipped = bench.tests_file.resolve() == shipped_tests_file().resolve()
+    name, model, _ = engine_identity(settings)
+    fingerprint = fingerprint_for(settings, min_pass_rate, bench.digest)
     result = evaluate(bench, build_engine(settings), settings.target_longest_image_dim, progress)
     verdict = CanaryVerdict(
         fingerprint=fingerprint,

@@ -64,12 +64,12 @@ class CanaryVerdict:
     run_id: str = ""
     by_type: dict[str, list[int]] | None = None
 
-    def summary(self) -> str:
-        """One line: verdict, rate against threshold, and what was judged."""
+    def summary(self, subject: str = "model canary") -> str:
+        """One line: `subject`, verdict, rate against threshold, and what was judged."""
         word = "passed" if self.passed else "FAILED"
         target = f"model {self.model!r} at {self.server}" if self.server else f"the {self.engine} engine"
         return (
-            f"model canary {word} for {target}: {self.pass_rate:.1%} of {self.tests} tests "
+            f"{subject} {word} for {target}: {self.pass_rate:.1%} of {self.tests} tests "
             f"(needs {self.min_pass_rate:.0%}), {self.pages} pages in {self.seconds:.0f} s"
         )
 

@@ -20,7 +20,8 @@ from ocr_pipeline.workspace.keys import dolma_key, ocr_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_rows
 from tests.support import pdfgen
-from tests.support.partition_runs import keyed_pages, latest_evaluation, ocr_check, render_pages, right_answers
+from tests.support.oracle import right_answers
+from tests.support.partition_runs import keyed_pages, latest_evaluation, ocr_check, render_pages
 from tests.support.vlm_protocol import Fault
 from tests.support.vlm_server import VlmTestServer
 
@@ -55,7 +56,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     render_pages(settings, instance, group)
     rendered = keyed_pages(settings, group)
     keys = {(Path(row["source"]).name, row["page_num"]): key for key, row in rendered}
-    answers = {**right_answers(rendered), keys[("scan.pdf", 1)]: "7"}  # the scan has no layer; its page number
+    answers = {**right_answers(root / "in"), keys[("scan.pdf", 1)]: "7"}  # the scan has no layer; its page number
     assert len(set(keys.values())) == PAGES + 1  # every page tells the server which one it is
     return Corpus(root / "in", keys, answers)
 

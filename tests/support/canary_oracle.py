@@ -7,14 +7,13 @@ canary's own code (ocr_pipeline.canary.evaluate.render_pages), so the keys are t
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from pathlib import Path
 
 from ocr_pipeline.canary.bench_set import load_bench_set, shipped_tests_file
 from ocr_pipeline.canary.evaluate import render_pages
 from ocr_pipeline.settings import DEFAULT_TARGET_LONGEST_IMAGE_DIM
-from tests.support.vlm_protocol import page_key
+from tests.support.vlm_protocol import bytes_key, page_key
 
 _lock = threading.Lock()
 _answers: dict[int, dict[str, str]] = {}
@@ -38,6 +37,6 @@ def canary_answers(target_dim: int = DEFAULT_TARGET_LONGEST_IMAGE_DIM) -> dict[s
                 assert rendered.png is not None
                 text = references[f"{Path(page.pdf).stem}_pg{page.page}"]
                 answers[page_key(rendered.png)] = text
-                answers[hashlib.sha1(rendered.png).hexdigest()[:16]] = text
+                answers[bytes_key(rendered.png)] = text
             _answers[target_dim] = answers
         return _answers[target_dim]

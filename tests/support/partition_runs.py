@@ -32,13 +32,8 @@ def keyed_pages(settings: PipelineSettings, group: str) -> list[tuple[str, dict[
 
     The renderer is deterministic, so a later run of the group sends the same images under the same keys.
     """
-    rows = read_rows(LocalWorkspace(settings.workspace), pages_key(group), ["source", "page_num", "png", "text_layer"])
+    rows = read_rows(LocalWorkspace(settings.workspace), pages_key(group), ["source", "page_num", "png"])
     return [(hist_key(Image.open(io.BytesIO(row["png"])).convert("L")), row) for row in rows]
-
-
-def right_answers(pages: list[tuple[str, dict[str, Any]]]) -> dict[str, str]:
-    """Each page's key mapped to its own words (its text layer, whitespace collapsed): what a right model reads."""
-    return {key: " ".join((row["text_layer"] or "").split()) for key, row in pages}
 
 
 def ocr_check(name: str) -> AssetCheckKey:
