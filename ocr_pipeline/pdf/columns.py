@@ -134,8 +134,16 @@ def crossing(boxes: Sequence[Box], x: float, h: float) -> tuple[list[Box], list[
             marks.append(b)
             continue
         wide_enough = x - b.x0 >= MIN_SPAN_SIDE_SHARE * (x - x_min) and b.x1 - x >= MIN_SPAN_SIDE_SHARE * (x_max - x)
-        # A centred title line is narrower than the columns, but nothing stands beside it.
-        alone = not any(o is not b and o.y0 < b.y1 and o.y1 > b.y0 and (o.x1 <= b.x0 or o.x0 >= b.x1) for o in boxes)
+        # A centred title line is narrower than the columns, but nothing stands beside it (a margin mark or stamp
+        # of a few characters does not count: it sits beside lines of either column too).
+        alone = not any(
+            o is not b
+            and len(o.text.strip()) > MAX_NUMBER_DIGITS
+            and o.y0 < b.y1
+            and o.y1 > b.y0
+            and (o.x1 <= b.x0 or o.x0 >= b.x1)
+            for o in boxes
+        )
         if wide_enough or alone:
             wide.append(b)
         else:

@@ -45,6 +45,10 @@ _ACCENTS = {
 # A glyph this much smaller than the line's body glyphs, and raised or lowered, is a super- or subscript.
 SCRIPT_SIZE_RATIO = 0.8
 SCRIPT_SHIFT = 0.2  # share of the body height the baseline moves
+# A subscript set smaller is often dropped only a little (5-10 % of the body height); small capitals are not dropped.
+SUBSCRIPT_SHIFT = 0.04
+# A loose box reaches this share of its height below the baseline (the font's descent).
+_DESCENT_SHARE = 0.23
 # A drawn glyph whose font maps it to no character (a control code): kept as a box so the words beside it stay
 # apart, written as U+FFFD so the trust check counts it.
 _UNMAPPED = "\ufffd"
@@ -150,14 +154,18 @@ def _script(g: Glyph, base: Glyph | None) -> str:
     """'^' or '_' when `g` is a smaller raised or lowered glyph beside `base`, else ''."""
     if base is None or g.box is None or base.box is None:
         return ""
-    if not g.size or not base.size or g.size > SCRIPT_SIZE_RATIO * base.size:
-        return ""
     if not g.text.isalnum() and g.text not in "+-\u2212*\u2032":
         return ""
-    shift = (g.box[1] - base.box[1]) / base.size
+    # Sizes from the loose boxes (the font's ascent to descent at its drawn size): FPDFText_GetFontSize reports
+    # the Tf operand, 1.0 for every glyph of producers that scale the text matrix instead.
+    height, base_height = g.box[3] - g.box[1], base.box[3] - base.box[1]
+    if base_height <= 0 or height > SCRIPT_SIZE_RATIO * base_height:
+        return ""
+    # Baselines a fixed share of the loose box above its bottom, so glyphs of different sizes compare.
+    shift = (g.box[1] + _DESCENT_SHARE * height - base.box[1] - _DESCENT_SHARE * base_height) / base_height
     if shift > SCRIPT_SHIFT:
         return "^"
-    if shift < -SCRIPT_SHIFT / 2:
+    if shift < -SUBSCRIPT_SHIFT:
         return "_"
     return ""
 

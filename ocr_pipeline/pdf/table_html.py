@@ -13,6 +13,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ocr_pipeline.pdf.columns import line_number_stacks
 from ocr_pipeline.pdf.reading_order import Box
 
 # A run wider than this share of its region is prose or a spanning title, not a cell.
@@ -221,6 +222,10 @@ def find_tables(boxes: Sequence[Box], rules: Sequence[Rule] = ()) -> tuple[list[
     if len(rest) < 4:
         return rest, []
     h = statistics.median(b.height for b in rest)
+    # Line numbers in a margin stand beside every line like a table's first column: set aside, they make none.
+    numbers = [b for stack in line_number_stacks(rest, h) for b in stack]
+    numbered = {id(b) for b in numbers}
+    rest = [b for b in rest if id(b) not in numbered]
     tables: list[Box] = []
     for x0, y0, x1, y1 in _ruled_regions(rules, rest, h):
         inside = [b for b in rest if b.x0 >= x0 - 2 and b.x1 <= x1 + 2 and b.yc > y0 and b.yc < y1]
@@ -234,4 +239,4 @@ def find_tables(boxes: Sequence[Box], rules: Sequence[Rule] = ()) -> tuple[list[
             tables.append(table)
             ids = {id(b) for b in block}
             rest = [b for b in rest if id(b) not in ids]
-    return rest, tables
+    return rest + numbers, tables

@@ -30,13 +30,22 @@ _SPACE_GAP_HEIGHTS = 0.12
 _HYPHEN_BREAK = re.compile(r"[\ufffe\x02][ \t]*\n[ \t]*")
 _TAG = re.compile(r"</?(?:table|tr|th|td)(?: colspan=\"\d+\")?>")
 _CID = re.compile(r"\(cid:\d+\)")
+_SOFT_HYPHEN_BREAK = re.compile(r"(\w)-[ \t]*\n[ \t]*(\w)")
+_SCRIPT_MARK = re.compile(r"[\^_]\{([^{}]*)\}")
 _WS = re.compile(r"[ \t\u00a0\u2000-\u200a\u3000]+")
+
+
+def _join_broken_word(m: re.Match[str]) -> str:
+    return m[1] + m[2] if m[1].islower() and m[2].islower() else m[0]
 
 
 def clean_text(text: str) -> str:
     """Drop hyphen artefacts, turn other control characters into U+FFFD (counted as bad later)."""
     # pdfium marks a word hyphenated across lines with U+FFFE (or 0x02): join the halves.
     text = _HYPHEN_BREAK.sub("", text).translate(_DROP)
+    # A plain hyphen between a lower-case end of line and a lower-case start of the next is a word broken by the
+    # typesetter far more often than a compound ("respec-" / "tively"); joined, a compound loses one character.
+    text = _SOFT_HYPHEN_BREAK.sub(_join_broken_word, text)
     # TeX's quotes typed as two single ones; NFC joins letters with the combining marks glyphs.py attached.
     text = unicodedata.normalize("NFC", text.replace("\u2018\u2018", "\u201c").replace("\u2019\u2019", "\u201d"))
     return "".join("\ufffd" if unicodedata.category(c) == "Cc" and c not in "\n\t" else c for c in text)
@@ -103,6 +112,9 @@ def layout_text(layout: PageLayout, repeated: Iterable[str] = ()) -> str:
     runs = [strip_mark(b) for b in layout.runs if id(b) not in drop]
     runs, tables = find_tables(runs, layout.rules)
     text = order_text(runs + tables, space_gap=_SPACE_GAP_HEIGHTS)
+    # Scripts were marked for the furniture rules (a superscript is no page number); written, they stand apart as
+    # their own word ("m i", "Eu 3+"), the way olmOCR-Bench's ground truth and pdftotext write them.
+    text = _SCRIPT_MARK.sub(r" \1 ", text)
     return normalise_whitespace(clean_text(text))
 
 
