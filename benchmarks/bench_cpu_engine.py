@@ -17,7 +17,7 @@ import pypdfium2 as pdfium
 
 from benchmarks.similarity import page_similarity, segment_recall
 from ocr_pipeline.engines.cpu import CpuEngine
-from ocr_pipeline.pdf.text_layer import assess_text_layer, extract_page_text
+from ocr_pipeline.pdf.text_layer import assess_text_layer, layout_text, page_layout, write_scripts
 from ocr_pipeline.records import PageInput
 
 DEFAULT_DATA = Path("/work/shared/data/pdf-parse-bench")
@@ -91,11 +91,12 @@ def main(argv: list[str] | None = None) -> int:
         try:
             page = doc[0]
             t0 = time.perf_counter()
-            layer = extract_page_text(page)
+            marked = layout_text(page_layout(page), marked=True)  # as page rows do: trust judged with scripts marked
+            layer = write_scripts(marked)
             t1 = time.perf_counter()
             text_only.add(layer, truth, t1 - t0)
             w, h = page.get_size()
-            quality = assess_text_layer(layer, w * h)
+            quality = assess_text_layer(marked, w * h)
             t2 = time.perf_counter()
             png = None if quality.trusted else render_png(page)
             result = engine.ocr_page(PageInput(pdf.stem, 1, png, 0, 0, layer, quality.trusted))

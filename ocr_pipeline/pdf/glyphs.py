@@ -45,10 +45,8 @@ _ACCENTS = {
 # A glyph this much smaller than the line's body glyphs, and raised or lowered, is a super- or subscript.
 SCRIPT_SIZE_RATIO = 0.8
 SCRIPT_SHIFT = 0.2  # share of the body height the baseline moves
-# A subscript set smaller is often dropped only a little (5-10 % of the body height); small capitals are not dropped.
+# A subscript set smaller is often dropped only a little (5-10 % of the body size); small capitals are not dropped.
 SUBSCRIPT_SHIFT = 0.04
-# A loose box reaches this share of its height below the baseline (the font's descent).
-_DESCENT_SHARE = 0.23
 # A drawn glyph whose font maps it to no character (a control code): kept as a box so the words beside it stay
 # apart, written as U+FFFD so the trust check counts it.
 _UNMAPPED = "\ufffd"
@@ -63,10 +61,25 @@ class Glyph:
     size: float = 0.0
     vertical: bool = False
     turn: int = 0  # quarter turns anticlockwise the glyph is set at (1: its text runs up the page)
+    baseline: float | None = None  # the glyph origin's y: sub- and superscripts are told by it
 
 
 def _font_size(textpage: pdfium.PdfTextPage, i: int) -> float:
-    return float(pdfium_c.FPDFText_GetFontSize(textpage.raw, i))
+    """The size the glyph is drawn at: FPDFText_GetFontSize gives the Tf operand only, 1.0 for every glyph of
+    producers that scale the text matrix instead, so the matrix's scale is applied."""
+    size = float(pdfium_c.FPDFText_GetFontSize(textpage.raw, i))
+    m = pdfium_c.FS_MATRIX()
+    if pdfium_c.FPDFText_GetMatrix(textpage.raw, i, ctypes.byref(m)):
+        scale = math.sqrt(abs(m.a * m.d - m.b * m.c))
+        if scale > 0:
+            size *= scale
+    return size
+
+
+def _baseline(textpage: pdfium.PdfTextPage, i: int) -> float:
+    x, y = ctypes.c_double(), ctypes.c_double()
+    pdfium_c.FPDFText_GetCharOrigin(textpage.raw, i, ctypes.byref(x), ctypes.byref(y))
+    return y.value
 
 
 def _origin_box(textpage: pdfium.PdfTextPage, i: int, size: float) -> tuple[float, float, float, float]:
@@ -123,7 +136,7 @@ def read_glyphs(textpage: pdfium.PdfTextPage) -> list[Glyph]:
         angle = float(pdfium_c.FPDFText_GetCharAngle(textpage.raw, k))
         vertical = 0.5 < angle % 3.14159 < 2.6  # ~90 or ~270 degrees: text running up or down the page
         turn = (4 - round(angle / (math.pi / 2))) % 4  # pdfium measures clockwise; quarter turns anticlockwise
-        glyphs.append(Glyph(ch, tuple(box), size, vertical, turn))
+        glyphs.append(Glyph(ch, tuple(box), size, vertical, turn, _baseline(textpage, k)))
     return _attach_accents(glyphs)
 
 
@@ -144,7 +157,7 @@ def _attach_accents(glyphs: list[Glyph]) -> list[Glyph]:
                 pending = mark
                 continue
         if pending and g.box:
-            g = Glyph(unicodedata.normalize("NFC", g.text + pending), g.box, g.size, g.vertical, g.turn)
+            g = Glyph(unicodedata.normalize("NFC", g.text + pending), g.box, g.size, g.vertical, g.turn, g.baseline)
             pending = None
         out.append(g)
     return out
@@ -154,15 +167,14 @@ def _script(g: Glyph, base: Glyph | None) -> str:
     """'^' or '_' when `g` is a smaller raised or lowered glyph beside `base`, else ''."""
     if base is None or g.box is None or base.box is None:
         return ""
+    if not g.size or not base.size or g.size > SCRIPT_SIZE_RATIO * base.size:
+        return ""
     if not g.text.isalnum() and g.text not in "+-\u2212*\u2032":
         return ""
-    # Sizes from the loose boxes (the font's ascent to descent at its drawn size): FPDFText_GetFontSize reports
-    # the Tf operand, 1.0 for every glyph of producers that scale the text matrix instead.
-    height, base_height = g.box[3] - g.box[1], base.box[3] - base.box[1]
-    if base_height <= 0 or height > SCRIPT_SIZE_RATIO * base_height:
-        return ""
-    # Baselines a fixed share of the loose box above its bottom, so glyphs of different sizes compare.
-    shift = (g.box[1] + _DESCENT_SHARE * height - base.box[1] - _DESCENT_SHARE * base_height) / base_height
+    if g.baseline is not None and base.baseline is not None:
+        shift = (g.baseline - base.baseline) / base.size
+    else:
+        shift = (g.box[1] - base.box[1]) / base.size
     if shift > SCRIPT_SHIFT:
         return "^"
     if shift < -SUBSCRIPT_SHIFT:

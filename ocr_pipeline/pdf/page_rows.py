@@ -17,6 +17,7 @@ from ocr_pipeline.pdf.text_layer import (
     image_coverage,
     layout_text,
     page_layout,
+    write_scripts,
 )
 from ocr_pipeline.settings import MAX_PAGE_PIXELS
 
@@ -80,14 +81,16 @@ def _pdf_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
                 try:
                     row["render_note"] = repair_crop_box(page) or notes.pop(index, None)
                     layout = cache.pop(index, None) or page_layout(page)
-                    text = layout_text(layout, repeated)
+                    text = layout_text(layout, repeated, marked=True)
                     width_pt, height_pt = page.get_size()
                     images = image_coverage(page)
                 finally:
                     page.close()
                 quality = assess_text_layer(text, width_pt * height_pt, images)
                 row.update(
-                    text_layer=text, text_layer_trusted=quality.trusted, image_covered=images >= MIN_SCAN_IMAGE_SHARE
+                    text_layer=write_scripts(text),
+                    text_layer_trusted=quality.trusted,
+                    image_covered=images >= MIN_SCAN_IMAGE_SHARE,
                 )
                 rendered = render_pdf_page(doc, index, target_dim, MAX_PAGE_PIXELS)
                 row.update(png=rendered.png, width=rendered.width, height=rendered.height, render_error=None)

@@ -102,8 +102,15 @@ def page_layout(page: pdfium.PdfPage) -> PageLayout:
     return PageLayout(runs, _rules(page, space) if runs else [], space.width, space.height)
 
 
-def layout_text(layout: PageLayout, repeated: Iterable[str] = ()) -> str:
-    """The page's text in reading order: furniture dropped, tables as HTML, whitespace normalised."""
+def write_scripts(text: str) -> str:
+    """Sub- and superscripts marked `_{}` / `^{}` written apart as their own word ("m i", "Eu 3+"), the way
+    olmOCR-Bench's ground truth and pdftotext write them."""
+    return normalise_whitespace(_SCRIPT_MARK.sub(r" \1 ", text))
+
+
+def layout_text(layout: PageLayout, repeated: Iterable[str] = (), marked: bool = False) -> str:
+    """The page's text in reading order: furniture dropped, tables as HTML, whitespace normalised; scripts stay
+    marked when `marked` (the trust check reads "x^{2}" as one word, not a stray letter)."""
     drop = furniture_rows(layout.runs, layout.width, layout.height, repeated)
     if all(id(b) in drop for b in layout.runs if b.text.strip()):
         # Nothing but furniture (a download stamp over a scan): the row keeps what the PDF holds, the verdict calls
@@ -112,10 +119,9 @@ def layout_text(layout: PageLayout, repeated: Iterable[str] = ()) -> str:
     runs = [strip_mark(b) for b in layout.runs if id(b) not in drop]
     runs, tables = find_tables(runs, layout.rules)
     text = order_text(runs + tables, space_gap=_SPACE_GAP_HEIGHTS)
-    # Scripts were marked for the furniture rules (a superscript is no page number); written, they stand apart as
-    # their own word ("m i", "Eu 3+"), the way olmOCR-Bench's ground truth and pdftotext write them.
-    text = _SCRIPT_MARK.sub(r" \1 ", text)
-    return normalise_whitespace(clean_text(text))
+    text = normalise_whitespace(clean_text(text))
+    # Scripts were marked for the furniture rules (a superscript is no page number) and the trust check.
+    return text if marked else write_scripts(text)
 
 
 def extract_page_text(page: pdfium.PdfPage, repeated: Iterable[str] = ()) -> str:
