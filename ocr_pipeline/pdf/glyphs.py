@@ -44,7 +44,7 @@ _ACCENTS = {
 }
 # A glyph this much smaller than the line's body glyphs, and raised or lowered, is a super- or subscript.
 SCRIPT_SIZE_RATIO = 0.8
-SCRIPT_SHIFT = 0.2  # share of the body height the baseline moves
+SCRIPT_SHIFT = 0.2  # share of the body size the baseline moves
 # A subscript set smaller is often dropped only a little (5-10 % of the body size); small capitals are not dropped.
 SUBSCRIPT_SHIFT = 0.04
 # A drawn glyph whose font maps it to no character (a control code): kept as a box so the words beside it stay
@@ -76,18 +76,18 @@ def _font_size(textpage: pdfium.PdfTextPage, i: int) -> float:
     return size
 
 
-def _baseline(textpage: pdfium.PdfTextPage, i: int) -> float:
+def _origin(textpage: pdfium.PdfTextPage, i: int) -> tuple[float, float]:
+    """The glyph's origin on its baseline (user space)."""
     x, y = ctypes.c_double(), ctypes.c_double()
     pdfium_c.FPDFText_GetCharOrigin(textpage.raw, i, ctypes.byref(x), ctypes.byref(y))
-    return y.value
+    return x.value, y.value
 
 
-def _origin_box(textpage: pdfium.PdfTextPage, i: int, size: float) -> tuple[float, float, float, float]:
+def _origin_box(origin: tuple[float, float], size: float) -> tuple[float, float, float, float]:
     """A plausible box for a glyph pdfium gave an empty one: from its origin and font size."""
-    x, y = ctypes.c_double(), ctypes.c_double()
-    pdfium_c.FPDFText_GetCharOrigin(textpage.raw, i, ctypes.byref(x), ctypes.byref(y))
+    x, y = origin
     size = size or 1.0
-    return (x.value, y.value - 0.22 * size, x.value + 0.55 * size, y.value + 0.8 * size)
+    return (x, y - 0.22 * size, x + 0.55 * size, y + 0.8 * size)
 
 
 def _char_text(textpage: pdfium.PdfTextPage, i: int, n: int, text: str | None) -> tuple[str, int]:
@@ -128,15 +128,16 @@ def read_glyphs(textpage: pdfium.PdfTextPage) -> list[Glyph]:
         if not ch.isprintable() and unicodedata.category(ch) != "Co":
             ch = _UNMAPPED
         size = _font_size(textpage, k)
+        origin = _origin(textpage, k)
         box = textpage.get_charbox(k, loose=True)
         if box[2] - box[0] < 0.01 or box[3] - box[1] < 0.01:
             if ch == _UNMAPPED:  # an unmapped code with no ink: nothing drawn, nothing to read
                 continue
-            box = _origin_box(textpage, k, size)
+            box = _origin_box(origin, size)
         angle = float(pdfium_c.FPDFText_GetCharAngle(textpage.raw, k))
         vertical = 0.5 < angle % 3.14159 < 2.6  # ~90 or ~270 degrees: text running up or down the page
         turn = (4 - round(angle / (math.pi / 2))) % 4  # pdfium measures clockwise; quarter turns anticlockwise
-        glyphs.append(Glyph(ch, tuple(box), size, vertical, turn, _baseline(textpage, k)))
+        glyphs.append(Glyph(ch, tuple(box), size, vertical, turn, origin[1]))
     return _attach_accents(glyphs)
 
 
