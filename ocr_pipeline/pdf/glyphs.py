@@ -47,6 +47,14 @@ SCRIPT_SIZE_RATIO = 0.8
 SCRIPT_SHIFT = 0.2  # share of the body size the baseline moves
 # A subscript set smaller is often dropped only a little (5-10 % of the body size); small capitals are not dropped.
 SUBSCRIPT_SHIFT = 0.04
+# A glyph set at under this share of the size of the glyph before it starts a new run: the letters after a drop
+# capital drawn on the capital's text line are the paragraph's first line, no superscript of it.
+DROP_CAP_SIZE_RATIO = 0.45
+# Glyphs whose box is this many times taller than the run's typical glyph (a math symbol font's loose box, a drop
+# capital) leave the run's height alone: stretched two lines tall, the run would join the line below it.
+TALL_GLYPH_RATIO = 1.5
+# A drop capital's first line starts at most this share of the capital's (loose) height below its top.
+DROP_CAP_REACH = 0.3
 # A drawn glyph whose font maps it to no character (a control code): kept as a box so the words beside it stay
 # apart, written as U+FFFD so the trust check counts it.
 _UNMAPPED = "\ufffd"
@@ -200,8 +208,8 @@ def split_runs(glyphs: list[Glyph], page_height: float) -> list[Box]:
     def flush() -> None:
         close_script()
         if boxes:
-            x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
-            x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+            x0, x1 = min(b[0] for b in boxes), max(b[2] for b in boxes)
+            y0, y1 = _vertical_extent(boxes)
             runs.append(Box(x0, page_height - y1, x1, page_height - y0, "".join(parts)))
         parts.clear()
         boxes.clear()
@@ -224,7 +232,8 @@ def split_runs(glyphs: list[Glyph], page_height: float) -> list[Box]:
             vertical.append(g)
             continue
         left, bottom, right, top = g.box
-        if last is None or last.box is None:
+        base = state["base"]
+        if last is None or last.box is None or (base and g.size and g.size < DROP_CAP_SIZE_RATIO * base.size):
             flush()
         else:
             h = max(top - bottom, last.box[3] - last.box[1], 1e-3)
@@ -261,6 +270,14 @@ def split_runs(glyphs: list[Glyph], page_height: float) -> list[Box]:
     return runs
 
 
+def _vertical_extent(boxes: list[tuple[float, float, float, float]]) -> tuple[float, float]:
+    """Bottom and top of a run (PDF space) from its glyphs of ordinary height; all glyphs when none is ordinary."""
+    heights = sorted(b[3] - b[1] for b in boxes)
+    typical = heights[len(heights) // 2]
+    core = [b for b in boxes if b[3] - b[1] <= TALL_GLYPH_RATIO * typical] or boxes
+    return min(b[1] for b in core), max(b[3] for b in core)
+
+
 def join_drop_caps(runs: list[Box]) -> list[Box]:
     """Join a drop capital (one or two big letters beside the top of a paragraph) to the first line's text."""
     if len(runs) < 3:
@@ -276,7 +293,11 @@ def join_drop_caps(runs: list[Box]) -> list[Box]:
         beside = [
             k
             for k, b in enumerate(out)
-            if b is not cap and b.height < 1.8 * h and 0 <= b.x0 - cap.x1 < 2 * h and cap.y0 - h <= b.y0 <= cap.y0 + h
+            if b is not cap
+            and b.height < 1.8 * h
+            and -0.25 * h <= b.x0 - cap.x1 < 2 * h  # a capital's advance may reach under its line's first letter
+            # A large letter's loose box rises well above its ink: the first line may start a third of it lower.
+            and cap.y0 - h <= b.y0 <= cap.y0 + max(h, DROP_CAP_REACH * cap.height)
         ]
         if not beside:
             continue

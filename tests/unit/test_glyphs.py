@@ -46,3 +46,36 @@ def test_drop_cap_joined_to_first_line_only() -> None:
         Box(10, 54, 300, 64, "came down"),
     ]
     assert [b.text for b in join_drop_caps(runs)] == ["Wind blew", "and the barley", "came down"]
+
+
+def test_a_tall_symbol_box_leaves_the_run_one_line_high() -> None:
+    # A math symbol font's loose box (cmsy's minus) is twice a line tall: stretched by it, the run overlapped the next
+    # line, and the two were read as one line with their runs interleaved.
+    g = [Glyph(c, (10 + 6 * i, 100, 16 + 6 * i, 109), 10.0) for i, c in enumerate("range R")]
+    g.append(Glyph("\u2212", (52, 93, 58, 111), 10.0))
+    g += [Glyph(c, (58 + 6 * i, 100, 64 + 6 * i, 109), 10.0) for i, c in enumerate(" l/2")]
+    (run,) = split_runs(g, 200.0)
+    assert (run.y0, run.y1) == (91, 100)  # the line's own glyphs, y flipped
+
+
+def test_drop_cap_on_its_first_lines_text_line_becomes_a_word_again() -> None:
+    # A producer drew the capital and the rest of its first line as one text line: the smaller letters beside the
+    # capital are no superscript of it. Its loose box rises above the line, and its advance reaches under the "y".
+    g = [Glyph("D", (45, 120, 71, 160), 31.6, baseline=130.0)]
+    g += [Glyph(c, (70.7 + 6 * i, 141, 76.7 + 6 * i, 154), 11.0, baseline=144.0) for i, c in enumerate("ynamic")]
+    g += [Glyph("\n", None)]
+    g += [Glyph(c, (70.7 + 6 * i, 127, 76.7 + 6 * i, 140), 11.0, baseline=130.0) for i, c in enumerate("scientists")]
+    runs = split_runs(g, 200.0)
+    assert [r.text for r in runs] == ["D", "ynamic", "scientists"]
+    assert [b.text for b in join_drop_caps(runs)] == ["Dynamic", "scientists"]
+
+
+def test_drop_cap_whose_loose_box_rises_a_line_above_its_first_line() -> None:
+    runs = [
+        Box(51, 161, 91.6, 266, "M"),  # a 100 pt capital: its first line starts 20 pt below the box's top
+        Box(91.1, 181, 198, 192, "itchells Plain Festival is an"),
+        Box(91.1, 191.4, 185, 202.7, "annual spectacular"),
+        Box(51, 244, 206, 255, "hardware and inform the public"),
+    ]
+    texts = [b.text for b in join_drop_caps(runs)]
+    assert texts == ["Mitchells Plain Festival is an", "annual spectacular", "hardware and inform the public"]
