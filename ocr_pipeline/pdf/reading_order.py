@@ -26,6 +26,8 @@ MIN_COLUMN_TEXT_CHARS = 20
 RIVER_GAP_LINE_HEIGHTS = 0.3
 # A box this many line heights tall and this many times taller than wide holds text set upright.
 UPRIGHT_HEIGHTS = 3.0
+# Strips a column region's first rows may need before their gutter shows (see _column_start).
+LOOKAHEAD_STRIPS = 12
 # Columns found across a crossed gutter must be prose: at least this share of their characters are letters.
 MIN_LETTER_SHARE = 0.5
 
@@ -126,18 +128,38 @@ def _order(boxes: list[Box], h: float, depth: int = 0) -> list[list[Box]]:
         return _lines(boxes)
     # Merge consecutive strips while the merged block still has a column gap.
     blocks: list[list[Box]] = [strips[0]]
-    for strip in strips[1:]:
-        merged = blocks[-1] + strip
-        if find_column_cut(merged, h) is not None:
-            blocks[-1] = merged
-        else:
-            blocks.append(strip)
+    k = 1
+    while k < len(strips):
+        merged = blocks[-1] + strips[k]
+        end = k if find_column_cut(merged, h) is not None else _column_start(blocks[-1], strips, k, h)
+        if end is None:
+            blocks.append(strips[k])
+            k += 1
+            continue
+        blocks[-1] = blocks[-1] + [b for strip in strips[k : end + 1] for b in strip]
+        k = end + 1
     out: list[list[Box]] = []
     for block in blocks:
         if len(block) == len(boxes):  # cannot happen (no cut on the whole), but never loop
             return _lines(boxes)
         out.extend(_order(block, h, depth + 1))
     return out
+
+
+def _column_start(block: list[Box], strips: list[list[Box]], k: int, h: float) -> int | None:
+    """The last of the strips from `k` on that, taken with `block`, first show a column gap, or None.
+
+    The first rows of a column region may be too few or too narrow to show their gutter: a heading beside the
+    right column's first line, a diagram's first labels beside the text. Strips are added while some white gap is
+    left between the boxes (adding boxes only narrows the gaps), at most LOOKAHEAD_STRIPS of them."""
+    union = list(block)
+    for end in range(k, min(k + LOOKAHEAD_STRIPS, len(strips))):
+        union += strips[end]
+        if not _gaps([(b.x0, b.x1) for b in union], COLUMN_GAP_LINE_HEIGHTS * h):
+            return None
+        if find_column_cut(union, h) is not None:
+            return end
+    return None
 
 
 def _crossed_gutter(boxes: list[Box], h: float, depth: int) -> list[list[Box]] | None:

@@ -137,3 +137,36 @@ def test_two_numbered_columns_of_amounts_stay_rows() -> None:
     for i, label in enumerate(labels):
         boxes += [Box(40, 60 + 22 * i, 330, 80 + 22 * i, label), Box(520, 60 + 22 * i, 640, 80 + 22 * i, f"{i},250.00")]
     assert _texts(order_lines(boxes))[1:] == [f"{label} {i},250.00" for i, label in enumerate(labels)]
+
+
+def test_heading_beside_the_right_columns_first_line_joins_the_columns() -> None:
+    # The left column's last paragraph ends under a heading that stands on the row of the right column's first line:
+    # that row alone is too narrow on its left to show the gutter, so it was read across as a line of its own.
+    left = [f"left column line {i} of the body text" for i in range(6)]
+    right = [f"right column line {i} of the body text" for i in range(7)]
+    above = [f"a paragraph across the whole page width, its line {i:02d}" for i in range(10)]
+    boxes = [Box(42, 400 + 12 * i, 550, 413 + 12 * i, t) for i, t in enumerate(above)]
+    boxes.append(Box(42, 539, 177, 552, "Gypsum Amendment Effects"))
+    boxes += [Box(42, 563 + 12 * i, 279, 576 + 12 * i, t) for i, t in enumerate(left)]
+    boxes += [Box(315, 539 + 12 * i, 550, 552 + 12 * i, t) for i, t in enumerate(right)]
+    assert _texts(order_lines(boxes)) == [*above, "Gypsum Amendment Effects", *left, *right]
+
+
+def test_diagram_labels_beside_the_text_stay_out_of_its_lines() -> None:
+    # A diagram set beside a column: its first labels stand on the rows of the column's lines; one such row alone is
+    # too narrow on its right to count as a column, the labels were glued into the sentences beside them.
+    above = [f"an introduction set across the whole page, line {i:02d}" for i in range(8)]
+    text = [f"the text of the column, line number {i:02d}" for i in range(12)]
+    boxes = [Box(28, 200 + 11.4 * i, 476, 211 + 11.4 * i, t) for i, t in enumerate(above)]
+    boxes += [Box(28, 300 + 11.4 * i, 263, 311 + 11.4 * i, t) for i, t in enumerate(text)]
+    labels = [
+        Box(370, 338.5, 408, 348.2, "PRESIDENT"),
+        Box(337, 348, 441, 357.8, "OF THE COUNCIL"),
+        Box(390, 375, 450, 384.8, "CARRIES OUT"),
+        Box(290, 398, 350, 407.8, "PROPOSES"),
+        Box(400, 398, 476, 407.8, "ADOPTS THE DECISIONS"),
+    ]
+    texts = _texts(order_lines(boxes + labels))
+    assert texts[: len(above) + len(text)] == above + text
+    assert sorted(" ".join(texts[len(above) + len(text) :]).split()) == sorted(" ".join(b.text for b in labels).split())
+
