@@ -135,17 +135,52 @@ def crossing(boxes: Sequence[Box], x: float, h: float) -> tuple[list[Box], list[
             continue
         wide_enough = x - b.x0 >= MIN_SPAN_SIDE_SHARE * (x - x_min) and b.x1 - x >= MIN_SPAN_SIDE_SHARE * (x_max - x)
         # A centred title line is narrower than the columns, but nothing stands beside it (a margin mark or stamp
-        # of a few characters does not count: it sits beside lines of either column too).
-        alone = not any(
-            o is not b
-            and len(o.text.strip()) > MAX_NUMBER_DIGITS
-            and o.y0 < b.y1
-            and o.y1 > b.y0
-            and (o.x1 <= b.x0 or o.x0 >= b.x1)
-            for o in boxes
-        )
-        if wide_enough or alone:
+        # of a few characters does not count: it sits beside lines of either column too). A wide line with text on
+        # both sides of it is no title: it is an inset (a caption, a pull quote) the columns run around.
+        left, right = _beside(b, boxes)
+        if (wide_enough and not (left and right)) or not (left or right):
             wide.append(b)
         else:
             middle.append(b)
     return wide, middle, marks
+
+
+def _beside(b: Box, boxes: Sequence[Box]) -> tuple[bool, bool]:
+    """Whether text (more than a mark's few characters) stands left of `b`, and right of it, on its rows."""
+    row = [o for o in boxes if o is not b and len(o.text.strip()) > MAX_NUMBER_DIGITS and o.y0 < b.y1 and o.y1 > b.y0]
+    return any(o.x1 <= b.x0 for o in row), any(o.x0 >= b.x1 for o in row)
+
+
+# Lines of one inset share their size within this share and their left edge or centre within this many heights, and
+# follow each other at most this many of their heights apart.
+INSET_SIZE_SHARE = 0.12
+INSET_ALIGN_HEIGHTS = 0.6
+INSET_LEADING_HEIGHTS = 0.8
+
+
+def inset_block(seeds: Sequence[Box], boxes: Sequence[Box]) -> list[Box]:
+    """`seeds` (an inset's lines over a gutter) with the lines of `boxes` that continue their block: the same size,
+    aligned on the left edge or the centre, one below the other (a caption's last line may stop short of the gutter)."""
+    block = list(seeds)
+    ids = {id(b) for b in block}
+    grown = True
+    while grown:
+        grown = False
+        for o in boxes:
+            if id(o) in ids or not any(_continues(b, o) for b in block):
+                continue
+            block.append(o)
+            ids.add(id(o))
+            grown = True
+    return block
+
+
+def _continues(b: Box, o: Box) -> bool:
+    """Whether `o` is the line above or below `b` in one block of text."""
+    h = max(b.height, o.height)
+    if abs(b.height - o.height) > INSET_SIZE_SHARE * h:
+        return False
+    if not -0.3 * h <= max(o.y0 - b.y1, b.y0 - o.y1) <= INSET_LEADING_HEIGHTS * h:
+        return False
+    centred = abs((b.x0 + b.x1) / 2 - (o.x0 + o.x1) / 2) <= INSET_ALIGN_HEIGHTS * h
+    return abs(b.x0 - o.x0) <= INSET_ALIGN_HEIGHTS * h or centred

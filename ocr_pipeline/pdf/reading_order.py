@@ -14,7 +14,7 @@ import statistics
 from collections.abc import Sequence
 
 from ocr_pipeline.pdf.boxes import Box
-from ocr_pipeline.pdf.columns import crossing, gutter_candidates, line_number_stacks
+from ocr_pipeline.pdf.columns import crossing, gutter_candidates, inset_block, line_number_stacks
 
 # A column gap must be at least this many median line heights wide; word gaps are ~0.3.
 COLUMN_GAP_LINE_HEIGHTS = 0.6
@@ -171,17 +171,21 @@ def _crossed_gutter(boxes: list[Box], h: float, depth: int) -> list[list[Box]] |
             continue
         across, middle, marks = crossing(boxes, x, h)
         ids = {id(b) for b in across + marks}
+        # An inset the columns run around (a caption, a pull quote): its block is read after the columns beside it.
+        insets = inset_block(middle, [b for b in boxes if id(b) not in ids]) if middle else []
+        ids |= {id(b) for b in insets}
         rest = [b for b in boxes if id(b) not in ids]
         left = [b for b in rest if (b.x0 + b.x1) / 2 < x]
         right = [b for b in rest if (b.x0 + b.x1) / 2 >= x]
-        if middle or not _prose(left) or not _prose(right):
+        if not _prose(left) or not _prose(right):
             continue
         if not across:
             # Marks in the gutter (line numbers) are read between the columns, not glued to a line of either.
-            return _order(left, h, depth + 1) + _lines(marks) + _order(right, h, depth + 1)
+            columns = _order(left, h, depth + 1) + _lines(marks) + _order(right, h, depth + 1)
+            return columns + _order(insets, h, depth + 1)
         across.sort(key=lambda b: b.yc)
         bands: list[list[Box]] = [[] for _ in range(len(across) + 1)]
-        for b in rest + marks:
+        for b in rest + marks + insets:
             bands[sum(1 for a in across if a.yc < b.yc)].append(b)
         out: list[list[Box]] = []
         for k, band in enumerate(bands):

@@ -170,3 +170,36 @@ def test_diagram_labels_beside_the_text_stay_out_of_its_lines() -> None:
     assert texts[: len(above) + len(text)] == above + text
     assert sorted(" ".join(texts[len(above) + len(text) :]).split()) == sorted(" ".join(b.text for b in labels).split())
 
+
+def test_pull_quote_across_the_gutter_is_read_after_the_columns_it_interrupts() -> None:
+    # A pull quote in a larger size straddles the gutter; the lines of both columns beside it are shortened. Its lines
+    # are neither a title (text stands beside them) nor one column's: read with the rows, they interleaved the columns.
+    left, right, boxes = [], [], []
+    for i in range(24):
+        y = 250 + 11.1 * i
+        short = 380 <= y <= 440
+        left.append(f"left column sentence {i:02d} goes on")
+        right.append(f"right column sentence {i:02d} goes on")
+        boxes.append(Box(25.5, y, 167 if short else 254.5, y + 10.9, left[-1]))
+        boxes.append(Box(354 if short else 266.4, y + 3, 495.4, y + 13.9, right[-1]))
+    quote = ["the county will not leave", "its future to the great", "metropolis"]
+    boxes += [
+        Box(194 + 10 * (i == 2), 394 + 15.5 * i, 327 - 10 * (i == 2), 409.4 + 15.5 * i, t) for i, t in enumerate(quote)
+    ]
+    assert _texts(order_lines(boxes)) == left + right + quote
+
+
+def test_caption_between_two_narrow_columns_is_read_after_them() -> None:
+    # A figure's caption in a smaller size stands between two narrow columns that continue above and below the figure:
+    # its lines span the gutter, but text stands on both sides of them, so they cut nothing into bands.
+    left, right, boxes = [], [], []
+    for i in range(30):
+        y = 67 + 14 * i
+        narrow = 95 <= y <= 490
+        left.append(f"left column words {i:02d}")
+        right.append(f"right column words {i:02d}")
+        boxes.append(Box(48, y, 146 if narrow else 287, y + 13.5, left[-1]))
+        boxes.append(Box(458 if narrow else 306, y, 550, y + 13.5, right[-1]))
+    caption = [f"caption of the figure, its line number {i} of eight" for i in range(8)]
+    boxes += [Box(155, 381.6 + 10.8 * i, 293 if i == 7 else 444, 392 + 10.8 * i, t) for i, t in enumerate(caption)]
+    assert _texts(order_lines(boxes)) == left + right + caption
