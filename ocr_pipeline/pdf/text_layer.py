@@ -13,6 +13,7 @@ from typing import Any
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from ocr_pipeline.pdf.footnotes import footnote_ids
 from ocr_pipeline.pdf.form_fields import form_runs
 from ocr_pipeline.pdf.furniture import furniture_rows, strip_mark
 from ocr_pipeline.pdf.glyphs import join_drop_caps, read_glyphs, split_runs
@@ -118,7 +119,11 @@ def layout_text(layout: PageLayout, repeated: Iterable[str] = (), marked: bool =
         drop = set()
     runs = [strip_mark(b) for b in layout.runs if id(b) not in drop]
     runs, tables = find_tables(runs, layout.rules)
-    text = order_text(runs + tables, space_gap=_SPACE_GAP_HEIGHTS)
+    notes = footnote_ids(runs)
+    body = [b for b in runs if id(b) not in notes]
+    text = order_text(body + tables, space_gap=_SPACE_GAP_HEIGHTS)
+    if notes:  # read after the body: between two columns they split the sentence that runs on from one to the next
+        text += "\n" + order_text([b for b in runs if id(b) in notes], space_gap=_SPACE_GAP_HEIGHTS)
     text = normalise_whitespace(clean_text(text))
     # Scripts were marked for the furniture rules (a superscript is no page number) and the trust check.
     return text if marked else write_scripts(text)
