@@ -47,8 +47,10 @@ def clean_text(text: str) -> str:
     # A plain hyphen between a lower-case end of line and a lower-case start of the next is a word broken by the
     # typesetter far more often than a compound ("respec-" / "tively"); joined, a compound loses one character.
     text = _SOFT_HYPHEN_BREAK.sub(_join_broken_word, text)
-    # TeX's quotes typed as two single ones; NFC joins letters with the combining marks glyphs.py attached.
-    text = unicodedata.normalize("NFC", text.replace("\u2018\u2018", "\u201c").replace("\u2019\u2019", "\u201d"))
+    # TeX's quotes typed as two single ones; an ellipsis character written as the three periods people type (and
+    # olmOCR-Bench's ground truth writes); NFC joins letters with the combining marks glyphs.py attached.
+    text = text.replace("\u2018\u2018", "\u201c").replace("\u2019\u2019", "\u201d").replace("\u2026", "...")
+    text = unicodedata.normalize("NFC", text)
     return "".join("\ufffd" if unicodedata.category(c) == "Cc" and c not in "\n\t" else c for c in text)
 
 

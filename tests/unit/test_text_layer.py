@@ -89,3 +89,8 @@ def test_clean_text_joins_hyphen_artefacts_and_flags_controls() -> None:
     assert clean_text("shoul\ufffeder") == "shoulder"
     assert clean_text("seri\ufffe\nous soft\u00adware") == "serious software"
     assert clean_text("a\x10b") == "a\ufffdb"
+
+
+def test_clean_text_writes_an_ellipsis_as_three_periods() -> None:
+    # The way people type it, and the way olmOCR-Bench's ground truth writes it even where the page sets U+2026.
+    assert clean_text("ne peut décemment être\u2026 nôtre") == "ne peut décemment être... nôtre"
