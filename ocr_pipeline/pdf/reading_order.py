@@ -28,6 +28,8 @@ RIVER_GAP_LINE_HEIGHTS = 0.3
 UPRIGHT_HEIGHTS = 3.0
 # Strips a column region's first rows may need before their gutter shows (see _column_start).
 LOOKAHEAD_STRIPS = 12
+# An inset's columns go on within this many line heights above and below it.
+ENCLOSING_GAP_HEIGHTS = 2.0
 # Columns found across a crossed gutter must be prose: at least this share of their characters are letters.
 MIN_LETTER_SHARE = 0.5
 
@@ -177,7 +179,7 @@ def _crossed_gutter(boxes: list[Box], h: float, depth: int) -> list[list[Box]] |
         rest = [b for b in boxes if id(b) not in ids]
         left = [b for b in rest if (b.x0 + b.x1) / 2 < x]
         right = [b for b in rest if (b.x0 + b.x1) / 2 >= x]
-        if not _prose(left) or not _prose(right):
+        if not _prose(left) or not _prose(right) or not _enclosed(insets, left, right, h):
             continue
         if not across:
             # Marks in the gutter (line numbers) are read between the columns, not glued to a line of either.
@@ -194,6 +196,20 @@ def _crossed_gutter(boxes: list[Box], h: float, depth: int) -> list[list[Box]] |
                 out.append([across[k]])
         return out
     return None
+
+
+def _enclosed(insets: list[Box], left: list[Box], right: list[Box], h: float) -> bool:
+    """Whether both columns run on right above and right below the insets (no insets: trivially): a column of another
+    layout over the gutter (the middle one of three above a two-column section, the middle one of three captions
+    under figures) is no inset, and the region is left to be cut into strips."""
+    if not insets:
+        return True
+    top, bottom = min(b.y0 for b in insets), max(b.y1 for b in insets)
+    reach = ENCLOSING_GAP_HEIGHTS * h
+    return all(
+        any(top - reach <= b.y1 <= top for b in side) and any(bottom <= b.y0 <= bottom + reach for b in side)
+        for side in (left, right)
+    )
 
 
 def order_lines(boxes: Sequence[Box]) -> list[list[Box]]:

@@ -203,3 +203,29 @@ def test_caption_between_two_narrow_columns_is_read_after_them() -> None:
     caption = [f"caption of the figure, its line number {i} of eight" for i in range(8)]
     boxes += [Box(155, 381.6 + 10.8 * i, 293 if i == 7 else 444, 392 + 10.8 * i, t) for i, t in enumerate(caption)]
     assert _texts(order_lines(boxes)) == left + right + caption
+
+
+def test_middle_column_of_a_three_column_section_above_two_columns_is_no_inset() -> None:
+    # Three columns, a separator, then two: the upper middle column stands over the lower gutter with text on both
+    # sides, but no column runs on above it: it is read in its place, not set aside as an inset.
+    upper = [[f"upper column {c} line {i:02d} text" for i in range(3)] for c in range(3)]
+    lower = [[f"lower column {c} sentence {i:02d} of text" for i in range(20)] for c in range(2)]
+    boxes = []
+    for c, lines in enumerate(upper):
+        boxes += [Box(40 + 180 * c, 50 + 12 * i, 200 + 180 * c, 61 + 12 * i, t) for i, t in enumerate(lines)]
+    for c, lines in enumerate(lower):
+        boxes += [Box(40 + 270 * c, 86 + 12 * i, 290 + 270 * c, 97 + 12 * i, t) for i, t in enumerate(lines)]
+    assert _texts(order_lines(boxes)) == [*upper[0], *upper[1], *upper[2], *lower[0], *lower[1]]
+
+
+def test_middle_caption_of_three_under_figures_is_no_inset() -> None:
+    # Two columns of text, figures without text, then three captions side by side, the middle one the shortest: the
+    # middle caption stands over the gutter with captions both sides, but no column runs on right above it.
+    left = [f"left column sentence {i:02d} goes on" for i in range(20)]
+    right = [f"right column sentence {i:02d} goes on" for i in range(20)]
+    boxes = [Box(40, 50 + 12 * i, 290, 61 + 12 * i, t) for i, t in enumerate(left)]
+    boxes += [Box(310, 50 + 12 * i, 560, 61 + 12 * i, t) for i, t in enumerate(right)]
+    captions = [[f"caption {c} of the figure, line {i}" for i in range(n)] for c, n in enumerate((8, 4, 6))]
+    for c, lines in enumerate(captions):
+        boxes += [Box(40 + 180 * c, 460 + 10 * i, 200 + 180 * c, 469 + 10 * i, t) for i, t in enumerate(lines)]
+    assert _texts(order_lines(boxes)) == [*left, *right, *captions[0], *captions[1], *captions[2]]
