@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ctypes
 import math
-import statistics
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +18,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from ocr_pipeline.pdf.reading_order import Box
+from ocr_pipeline.pdf.small_caps import in_small_caps
 from ocr_pipeline.pdf.word_gaps import word_gap_limits
 
 # A run gap wider than this many character heights starts a new run: it separates columns and table cells that
@@ -53,8 +53,6 @@ DROP_CAP_SIZE_RATIO = 0.45
 # Glyphs whose box is this many times taller than the run's typical glyph (a math symbol font's loose box, a drop
 # capital) leave the run's height alone: stretched two lines tall, the run would join the line below it.
 TALL_GLYPH_RATIO = 1.5
-# A drop capital's first line starts at most this share of the capital's (loose) height below its top.
-DROP_CAP_REACH = 0.3
 # A drawn glyph whose font maps it to no character (a control code): kept as a box so the words beside it stay
 # apart, written as U+FFFD so the trust check counts it.
 _UNMAPPED = "\ufffd"
@@ -111,8 +109,9 @@ def _char_text(textpage: pdfium.PdfTextPage, i: int, n: int, text: str | None) -
     return chr(u), 1
 
 
-def read_glyphs(textpage: pdfium.PdfTextPage) -> list[Glyph]:
-    """Every character of the page with its (repaired) box in user space; "\\n" glyphs mark pdfium's line ends."""
+def read_glyphs(textpage: pdfium.PdfTextPage, small_caps: frozenset[int] = frozenset()) -> list[Glyph]:
+    """Every character of the page with its (repaired) box in user space; "\\n" glyphs mark pdfium's line ends.
+    Lower-case letters of the text objects in `small_caps` (small_caps.py) are read as the capitals they show."""
     # Characters are read one index at a time: get_text_range drops unmapped glyphs (codes 0x00, 0x03, ...) from
     # its string, so walking that string beside the indices shifts every later character onto its neighbour's box
     # ("Foster, P.L." came out "oster, .L.,P").
@@ -135,6 +134,8 @@ def read_glyphs(textpage: pdfium.PdfTextPage) -> list[Glyph]:
             continue
         if not ch.isprintable() and unicodedata.category(ch) != "Co":
             ch = _UNMAPPED
+        elif ch.islower() and in_small_caps(textpage, k, small_caps):
+            ch = ch.upper()
         size = _font_size(textpage, k)
         origin = _origin(textpage, k)
         box = textpage.get_charbox(k, loose=True)
@@ -276,33 +277,3 @@ def _vertical_extent(boxes: list[tuple[float, float, float, float]]) -> tuple[fl
     typical = heights[len(heights) // 2]
     core = [b for b in boxes if b[3] - b[1] <= TALL_GLYPH_RATIO * typical] or boxes
     return min(b[1] for b in core), max(b[3] for b in core)
-
-
-def join_drop_caps(runs: list[Box]) -> list[Box]:
-    """Join a drop capital (one or two big letters beside the top of a paragraph) to the first line's text."""
-    if len(runs) < 3:
-        return runs
-    h = statistics.median(b.height for b in runs)
-    out = list(runs)
-    for cap in runs:
-        text = cap.text.strip()
-        if not (0 < len(text) <= 2 and text[0].isalpha() and cap.height >= 1.8 * h):
-            continue
-        if not any(b is cap for b in out):  # already joined to another capital's line
-            continue
-        beside = [
-            k
-            for k, b in enumerate(out)
-            if b is not cap
-            and b.height < 1.8 * h
-            and -0.25 * h <= b.x0 - cap.x1 < 2 * h  # a capital's advance may reach under its line's first letter
-            # A large letter's loose box rises well above its ink: the first line may start a third of it lower.
-            and cap.y0 - h <= b.y0 <= cap.y0 + max(h, DROP_CAP_REACH * cap.height)
-        ]
-        if not beside:
-            continue
-        k = min(beside, key=lambda k: (out[k].y0, out[k].x0))
-        first = out[k]
-        out[k] = Box(first.x0, first.y0, first.x1, first.y1, text + first.text.lstrip())
-        out = [b for b in out if b is not cap]
-    return out

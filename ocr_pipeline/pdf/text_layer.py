@@ -13,12 +13,14 @@ from typing import Any
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from ocr_pipeline.pdf.drop_caps import join_drop_caps
 from ocr_pipeline.pdf.footnotes import footnote_ids
 from ocr_pipeline.pdf.form_fields import form_runs
 from ocr_pipeline.pdf.furniture import furniture_rows, strip_mark
-from ocr_pipeline.pdf.glyphs import join_drop_caps, read_glyphs, split_runs
+from ocr_pipeline.pdf.glyphs import read_glyphs, split_runs
 from ocr_pipeline.pdf.page_space import PageSpace, place, reading_frame
 from ocr_pipeline.pdf.reading_order import Box, order_text
+from ocr_pipeline.pdf.small_caps import small_caps_objects
 from ocr_pipeline.pdf.table_html import Rule, find_tables
 
 # Characters pdfium emits for hyphens and line-break artefacts: removed so "shoul\ufffeder" is "shoulder".
@@ -96,7 +98,7 @@ def page_layout(page: pdfium.PdfPage) -> PageLayout:
     # columns reading order cuts are the rendered page's.
     textpage = page.get_textpage()
     try:
-        glyphs = read_glyphs(textpage)
+        glyphs = read_glyphs(textpage, small_caps_objects(page))
         space = reading_frame(PageSpace.of(page), glyphs)
         runs = join_drop_caps(split_runs(place(glyphs, space), space.height))
         runs += form_runs(page, space)  # filled form fields: their values are not in the text page

@@ -36,6 +36,30 @@ def raw_text_pdf(lines: Sequence[str], *, unmapped_code: int | None = None) -> b
         "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica "
         f"/Encoding << /Type /Encoding /BaseEncoding /WinAnsiEncoding {differences} >> >>",
     ]
+    return _assemble(objects)
+
+
+def small_caps_pdf(font_name: str, flags: int) -> bytes:
+    """A line "Millotte J.-P. (1959)" in a font named `font_name` whose descriptor has `flags` (not embedded: pdfium
+    draws a stand-in), over a line "plain text here" in Times-Roman."""
+    content = "BT /F1 12 Tf 50 700 Td (Millotte J.-P. \\(1959\\)) Tj ET BT /F2 12 Tf 50 680 Td (plain text here) Tj ET"
+    objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {PAGE_WIDTH} {PAGE_HEIGHT}] "
+        "/Resources << /Font << /F1 5 0 R /F2 7 0 R >> >> /Contents 4 0 R >>",
+        f"<< /Length {len(content)} >>\nstream\n{content}\nendstream",
+        f"<< /Type /Font /Subtype /Type1 /BaseFont /{font_name} /FirstChar 32 /LastChar 126 "
+        f"/Widths [{' 500' * 95}] /FontDescriptor 6 0 R /Encoding /WinAnsiEncoding >>",
+        f"<< /Type /FontDescriptor /FontName /{font_name} /Flags {flags} /FontBBox [0 -200 1000 900] "
+        "/ItalicAngle 0 /Ascent 700 /Descent -200 /CapHeight 660 /StemV 80 >>",
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>",
+    ]
+    return _assemble(objects)
+
+
+def _assemble(objects: Sequence[str]) -> bytes:
+    """The PDF file of `objects` (numbered from 1, the first the catalog), with its cross-reference table."""
     out = b"%PDF-1.4\n"
     offsets = []
     for number, body in enumerate(objects, 1):
