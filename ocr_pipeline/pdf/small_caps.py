@@ -19,7 +19,8 @@ import pypdfium2.raw as pdfium_c
 SMALL_CAP_FLAG = 1 << 17  # PDF 32000 table 123: bit 18
 _SUBSET = re.compile(r"^[A-Z]{6}\+")
 _SMALL_CAPS_NAME = re.compile(r"(?:SC|SmallCaps|Caps)\d*(?:[-_ ]?(?:Regular|Roman|Book|Italic|It|Bold|Bd|Medium))?$")
-MAX_OBJECTS = 5000  # a page of more text objects than this is not searched for small capitals
+MAX_OBJECTS = 5000  # a page of more objects than this is searched among its first ones
+MAX_FORM_DEPTH = 3  # form XObjects nested deeper hold no text worth the walk
 
 
 def _address(handle: Any) -> int:
@@ -36,21 +37,27 @@ def _font_name(font: Any) -> str:
 
 
 def small_caps_objects(page: pdfium.PdfPage) -> frozenset[int]:
-    """Addresses of the page's text objects set in a small-capitals font."""
+    """Addresses of the page's text objects (form XObjects' too) set in a small-capitals font."""
     found: set[int] = set()
     fonts: dict[int, bool] = {}
-    for index, obj in enumerate(page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_TEXT], max_depth=3)):
-        if index >= MAX_OBJECTS:
-            break
-        font = pdfium_c.FPDFTextObj_GetFont(obj.raw)
-        if not font:
-            continue
-        key = _address(font)
-        if key not in fonts:
-            flagged = bool(pdfium_c.FPDFFont_GetFlags(font) & SMALL_CAP_FLAG)
-            fonts[key] = flagged and bool(_SMALL_CAPS_NAME.search(_font_name(font)))
-        if fonts[key]:
-            found.add(_address(obj.raw))
+    # pdfium's raw calls: the page may hold thousands of objects, and the helper wraps each in a Python object.
+    stack = [(pdfium_c.FPDFPage_GetObject, page.raw, pdfium_c.FPDFPage_CountObjects(page.raw), 0)]
+    seen = 0
+    while stack and seen < MAX_OBJECTS:
+        get, parent, count, depth = stack.pop()
+        for index in range(min(count, MAX_OBJECTS - seen)):
+            seen += 1
+            obj = get(parent, index)
+            kind = pdfium_c.FPDFPageObj_GetType(obj)
+            if kind == pdfium_c.FPDF_PAGEOBJ_FORM and depth < MAX_FORM_DEPTH:
+                stack.append((pdfium_c.FPDFFormObj_GetObject, obj, pdfium_c.FPDFFormObj_CountObjects(obj), depth + 1))
+            elif kind == pdfium_c.FPDF_PAGEOBJ_TEXT and (font := pdfium_c.FPDFTextObj_GetFont(obj)):
+                key = _address(font)
+                if key not in fonts:
+                    flagged = bool(pdfium_c.FPDFFont_GetFlags(font) & SMALL_CAP_FLAG)
+                    fonts[key] = flagged and bool(_SMALL_CAPS_NAME.search(_font_name(font)))
+                if fonts[key]:
+                    found.add(_address(obj))
     return frozenset(found)
 
 
