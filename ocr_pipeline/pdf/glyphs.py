@@ -50,9 +50,11 @@ SUBSCRIPT_SHIFT = 0.04
 # A glyph set at under this share of the size of the glyph before it starts a new run: the letters after a drop
 # capital drawn on the capital's text line are the paragraph's first line, no superscript of it.
 DROP_CAP_SIZE_RATIO = 0.45
-# Glyphs whose box is this many times taller than the run's typical glyph (a math symbol font's loose box, a drop
-# capital) leave the run's height alone: stretched two lines tall, the run would join the line below it.
-TALL_GLYPH_RATIO = 1.5
+# A loose box taller than this many font sizes comes from a font's outsize ascent and descent (a math symbol font's
+# minus sign spans two lines): where the glyph's ink (its tight box) is no taller than a letter, the glyph gets a
+# letter's extent instead (big delimiters and integrals keep theirs). Stretched two lines tall, its run would join
+# the line below it and interleave the two.
+TALL_BOX_SIZES = 1.5
 # A drawn glyph whose font maps it to no character (a control code): kept as a box so the words beside it stay
 # apart, written as U+FFFD so the trust check counts it.
 _UNMAPPED = "\ufffd"
@@ -139,6 +141,10 @@ def read_glyphs(textpage: pdfium.PdfTextPage, small_caps: frozenset[int] = froze
         size = _font_size(textpage, k)
         origin = _origin(textpage, k)
         box = textpage.get_charbox(k, loose=True)
+        if size and box[3] - box[1] > TALL_BOX_SIZES * size:
+            ink = textpage.get_charbox(k)  # asked of the few glyphs with outsize boxes only
+            if ink[3] - ink[1] <= size:  # small ink (a minus, a dot): an ordinary letter's extent about the baseline
+                box = (box[0], origin[1] - 0.25 * size, box[2], origin[1] + 0.75 * size)
         if box[2] - box[0] < 0.01 or box[3] - box[1] < 0.01:
             if ch == _UNMAPPED:  # an unmapped code with no ink: nothing drawn, nothing to read
                 continue
@@ -210,7 +216,7 @@ def split_runs(glyphs: list[Glyph], page_height: float) -> list[Box]:
         close_script()
         if boxes:
             x0, x1 = min(b[0] for b in boxes), max(b[2] for b in boxes)
-            y0, y1 = _vertical_extent(boxes)
+            y0, y1 = min(b[1] for b in boxes), max(b[3] for b in boxes)
             runs.append(Box(x0, page_height - y1, x1, page_height - y0, "".join(parts)))
         parts.clear()
         boxes.clear()
@@ -269,11 +275,3 @@ def split_runs(glyphs: list[Glyph], page_height: float) -> list[Box]:
         x1, y1 = max(b[2] for b in placed), max(b[3] for b in placed)
         runs.append(Box(x0, page_height - y1, x1, page_height - y0, "\u2195" + "".join(g.text for g in vertical)))
     return runs
-
-
-def _vertical_extent(boxes: list[tuple[float, float, float, float]]) -> tuple[float, float]:
-    """Bottom and top of a run (PDF space) from its glyphs of ordinary height; all glyphs when none is ordinary."""
-    heights = sorted(b[3] - b[1] for b in boxes)
-    typical = heights[len(heights) // 2]
-    core = [b for b in boxes if b[3] - b[1] <= TALL_GLYPH_RATIO * typical] or boxes
-    return min(b[1] for b in core), max(b[3] for b in core)

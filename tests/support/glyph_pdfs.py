@@ -58,6 +58,31 @@ def small_caps_pdf(font_name: str, flags: int) -> bytes:
     return _assemble(objects)
 
 
+def outsize_symbol_pdf() -> bytes:
+    """Three lines in Times-Roman 10 pt, 12 pt apart; the first holds a minus sign in a font whose descriptor gives
+    an ascent and descent of 1.5 em each (TeX's math symbol font spans two lines the same way): its loose box
+    reaches well into the next line."""
+    content = (
+        "BT /F2 10 Tf 50 700 Td (is situated in the range R ) Tj /F1 10 Tf (-) Tj "
+        "/F2 10 Tf ( l/2 < r < R. This behaviour is easily) Tj ET "
+        "BT /F2 10 Tf 50 688 Td (understood from the figure, where we have plotted the) Tj ET "
+        "BT /F2 10 Tf 50 676 Td (shifted frequencies as a function of the radius.) Tj ET"
+    )
+    objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {PAGE_WIDTH} {PAGE_HEIGHT}] "
+        "/Resources << /Font << /F1 5 0 R /F2 7 0 R >> >> /Contents 4 0 R >>",
+        f"<< /Length {len(content)} >>\nstream\n{content}\nendstream",
+        f"<< /Type /Font /Subtype /Type1 /BaseFont /CMSY10 /FirstChar 32 /LastChar 126 /Widths [{' 778' * 95}] "
+        "/FontDescriptor 6 0 R /Encoding /WinAnsiEncoding >>",
+        "<< /Type /FontDescriptor /FontName /CMSY10 /Flags 4 /FontBBox [-29 -960 1116 775] /ItalicAngle 0 "
+        "/Ascent 1500 /Descent -1500 /CapHeight 683 /StemV 40 >>",
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>",
+    ]
+    return _assemble(objects)
+
+
 def _assemble(objects: Sequence[str]) -> bytes:
     """The PDF file of `objects` (numbered from 1, the first the catalog), with its cross-reference table."""
     out = b"%PDF-1.4\n"
