@@ -28,6 +28,8 @@ RIVER_GAP_LINE_HEIGHTS = 0.3
 UPRIGHT_HEIGHTS = 3.0
 # Strips a column region's first rows may need before their gutter shows (see _column_start).
 LOOKAHEAD_STRIPS = 12
+# ... and each column they show holds a line of at least this many characters.
+LINE_CHARS = 30
 # An inset's columns go on within this many line heights above and below it.
 ENCLOSING_GAP_HEIGHTS = 2.0
 # Columns found across a crossed gutter must be prose: at least this share of their characters are letters.
@@ -153,15 +155,30 @@ def _column_start(block: list[Box], strips: list[list[Box]], k: int, h: float) -
 
     The first rows of a column region may be too few or too narrow to show their gutter: a heading beside the
     right column's first line, a diagram's first labels beside the text. Strips are added while some white gap is
-    left between the boxes (adding boxes only narrows the gaps), at most LOOKAHEAD_STRIPS of them."""
+    left between the boxes (adding boxes only narrows the gaps), at most LOOKAHEAD_STRIPS of them; the columns found
+    must be prose."""
     union = list(block)
     for end in range(k, min(k + LOOKAHEAD_STRIPS, len(strips))):
         union += strips[end]
         if not _gaps([(b.x0, b.x1) for b in union], COLUMN_GAP_LINE_HEIGHTS * h):
             return None
         if find_column_cut(union, h) is not None:
-            return end
+            return end if _prose_columns(union, strips[end + 1 :], h) else None
     return None
+
+
+def _prose_columns(block: list[Box], following: list[list[Box]], h: float) -> bool:
+    """Whether `block`, with the strips that go on keeping its column gap, parts prose from prose: a table's
+    header row may read as words, its label and number columns are read row by row."""
+    block = list(block)
+    for strip in following:
+        if find_column_cut(block + strip, h) is None:
+            break
+        block += strip
+    cut = find_column_cut(block, h)
+    sides = ([b for b in block if b.x1 <= cut], [b for b in block if b.x0 >= cut]) if cut is not None else ()
+    # Each side a column of text: prose, with a line of a sentence's length (a table's cells are short).
+    return bool(sides) and all(_prose(side) and max(len(b.text.strip()) for b in side) >= LINE_CHARS for side in sides)
 
 
 def _crossed_gutter(boxes: list[Box], h: float, depth: int) -> list[list[Box]] | None:

@@ -154,7 +154,8 @@ def test_heading_beside_the_right_columns_first_line_joins_the_columns() -> None
 
 def test_diagram_labels_beside_the_text_stay_out_of_its_lines() -> None:
     # A diagram set beside a column: its first labels stand on the rows of the column's lines; one such row alone is
-    # too narrow on its right to count as a column, the labels were glued into the sentences beside them.
+    # too narrow on its right to count as a column, the labels were glued into the sentences beside them. (Its note,
+    # a line of a sentence's length, tells the diagram from a table's short cells.)
     above = [f"an introduction set across the whole page, line {i:02d}" for i in range(8)]
     text = [f"the text of the column, line number {i:02d}" for i in range(12)]
     boxes = [Box(28, 200 + 11.4 * i, 476, 211 + 11.4 * i, t) for i, t in enumerate(above)]
@@ -165,6 +166,7 @@ def test_diagram_labels_beside_the_text_stay_out_of_its_lines() -> None:
         Box(390, 375, 450, 384.8, "CARRIES OUT"),
         Box(290, 398, 350, 407.8, "PROPOSES"),
         Box(400, 398, 476, 407.8, "ADOPTS THE DECISIONS"),
+        Box(290, 420, 476, 428, "(*) the number of members of the standing committee may vary"),
     ]
     texts = _texts(order_lines(boxes + labels))
     assert texts[: len(above) + len(text)] == above + text
