@@ -35,6 +35,7 @@ _TAG = re.compile(r"</?(?:table|tr|th|td)(?: colspan=\"\d+\")?>")
 _CID = re.compile(r"\(cid:\d+\)")
 _SOFT_HYPHEN_BREAK = re.compile(r"(\w)-[ \t]*\n[ \t]*(\w)")
 _SCRIPT_MARK = re.compile(r"[\^_]\{([^{}]*)\}")
+_WORD_ELLIPSIS = re.compile(r"(?<=\w)\u2026")
 _WS = re.compile(r"[ \t\u00a0\u2000-\u200a\u3000]+")
 
 
@@ -49,9 +50,10 @@ def clean_text(text: str) -> str:
     # A plain hyphen between a lower-case end of line and a lower-case start of the next is a word broken by the
     # typesetter far more often than a compound ("respec-" / "tively"); joined, a compound loses one character.
     text = _SOFT_HYPHEN_BREAK.sub(_join_broken_word, text)
-    # TeX's quotes typed as two single ones; an ellipsis character written as the three periods people type (and
-    # olmOCR-Bench's ground truth writes); NFC joins letters with the combining marks glyphs.py attached.
-    text = text.replace("\u2018\u2018", "\u201c").replace("\u2019\u2019", "\u201d").replace("\u2026", "...")
+    # TeX's quotes typed as two single ones; an ellipsis closing a word written as the three periods people type
+    # (and olmOCR-Bench's ground truth writes), one between terms of a formula ("a_1, …, a_n") left to the maths;
+    # NFC joins letters with the combining marks glyphs.py attached.
+    text = _WORD_ELLIPSIS.sub("...", text.replace("\u2018\u2018", "\u201c").replace("\u2019\u2019", "\u201d"))
     text = unicodedata.normalize("NFC", text)
     return "".join("\ufffd" if unicodedata.category(c) == "Cc" and c not in "\n\t" else c for c in text)
 

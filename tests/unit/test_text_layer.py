@@ -91,6 +91,10 @@ def test_clean_text_joins_hyphen_artefacts_and_flags_controls() -> None:
     assert clean_text("a\x10b") == "a\ufffdb"
 
 
-def test_clean_text_writes_an_ellipsis_as_three_periods() -> None:
+def test_clean_text_writes_an_ellipsis_after_a_word_as_three_periods() -> None:
     # The way people type it, and the way olmOCR-Bench's ground truth writes it even where the page sets U+2026.
     assert clean_text("ne peut décemment être\u2026 nôtre") == "ne peut décemment être... nôtre"
+
+
+def test_clean_text_keeps_an_ellipsis_between_terms_of_a_formula() -> None:
+    assert clean_text("a 1 , \u2026 , a n") == "a 1 , \u2026 , a n"
