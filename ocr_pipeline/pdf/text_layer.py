@@ -125,7 +125,7 @@ def layout_text(layout: PageLayout, repeated: Iterable[str] = (), marked: bool =
         drop = set()
     runs = [strip_mark(b) for b in layout.runs if id(b) not in drop]
     runs, tables = find_tables(runs, layout.rules)
-    notes = footnote_ids(runs)
+    notes = footnote_ids(runs + tables)  # a table under small print keeps that print in the body
     body = [b for b in runs if id(b) not in notes]
     text = order_text(body + tables, space_gap=_SPACE_GAP_HEIGHTS)
     if notes:  # read after the body: between two columns they split the sentence that runs on from one to the next

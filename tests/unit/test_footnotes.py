@@ -80,3 +80,11 @@ def test_small_note_beside_a_title_at_the_head_of_the_page_is_no_footnote() -> N
     boxes += _column(54, 120, 40)
     boxes += [Box(400, 95 + 9 * i, 520, 103 + 9 * i, f"published note {i}") for i in range(2)]
     assert footnote_ids(boxes) == set()
+
+
+def test_small_print_over_a_table_at_the_foot_is_no_footnote() -> None:
+    # A table's header row set small, the table itself (one box of HTML) below it at the foot of the column.
+    boxes = _column(54, 100, 30) + _column(320, 100, 44)
+    header = Box(54, 100 + 11 * 30 + 10, 284, 100 + 11 * 30 + 18, "Parameter Value")
+    table = Box(54, 100 + 11 * 30 + 20, 284, 100 + 11 * 44, "<table><tr><td>20-80 J</td></tr></table>")
+    assert footnote_ids([*boxes, header, table]) == set()
