@@ -18,6 +18,7 @@ from typing import Any
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from ocr_pipeline.pdf.math_symbols import decode_extension, font_name
 from ocr_pipeline.pdf.reading_order import Box
 from ocr_pipeline.pdf.word_gaps import word_gap_limits
 
@@ -62,6 +63,7 @@ class Glyph:
     vertical: bool = False
     turn: int = 0  # quarter turns anticlockwise the glyph is set at (1: its text runs up the page)
     baseline: float | None = None  # the glyph origin's y: sub- and superscripts are told by it
+    font: str = ""  # the font's name (math_symbols.py tells math fonts by it)
 
 
 def _font_size(textpage: pdfium.PdfTextPage, i: int) -> float:
@@ -114,6 +116,7 @@ def read_glyphs(textpage: pdfium.PdfTextPage) -> list[Glyph]:
     whole = textpage.get_text_range(0, n)
     text: str | None = whole if len(whole) == n else None
     glyphs: list[Glyph] = []
+    name = ctypes.create_string_buffer(128)
     i = 0
     while i < n:
         ch, step = _char_text(textpage, i, n, text)
@@ -125,6 +128,8 @@ def read_glyphs(textpage: pdfium.PdfTextPage) -> list[Glyph]:
         if ch in "\x02\ufffe" or ch.isspace():  # pdfium's hyphen at a line break (clean_text joins the halves)
             glyphs.append(Glyph(ch, None))
             continue
+        font = font_name(textpage, k, name)
+        ch = decode_extension(font, ch)  # a math extension font's big symbols come as bare codes ("X" for the sum)
         if not ch.isprintable() and unicodedata.category(ch) != "Co":
             ch = _UNMAPPED
         size = _font_size(textpage, k)
@@ -137,7 +142,7 @@ def read_glyphs(textpage: pdfium.PdfTextPage) -> list[Glyph]:
         angle = float(pdfium_c.FPDFText_GetCharAngle(textpage.raw, k))
         vertical = 0.5 < angle % 3.14159 < 2.6  # ~90 or ~270 degrees: text running up or down the page
         turn = (4 - round(angle / (math.pi / 2))) % 4  # pdfium measures clockwise; quarter turns anticlockwise
-        glyphs.append(Glyph(ch, tuple(box), size, vertical, turn, origin[1]))
+        glyphs.append(Glyph(ch, tuple(box), size, vertical, turn, origin[1], font))
     return _attach_accents(glyphs)
 
 
@@ -158,7 +163,9 @@ def _attach_accents(glyphs: list[Glyph]) -> list[Glyph]:
                 pending = mark
                 continue
         if pending and g.box:
-            g = Glyph(unicodedata.normalize("NFC", g.text + pending), g.box, g.size, g.vertical, g.turn, g.baseline)
+            g = Glyph(
+                unicodedata.normalize("NFC", g.text + pending), g.box, g.size, g.vertical, g.turn, g.baseline, g.font
+            )
             pending = None
         out.append(g)
     return out

@@ -1,0 +1,250 @@
+"""A formula's positioned symbols and rules as LaTeX: fractions, radicals, limits, sub- and superscripts.
+
+Works on boxes alone (PDF space, y up), the way a typesetter builds a formula: a fraction is a rule with a stack
+above and below it; a radical is a root sign with a rule over the radicand; a big operator's limits sit above and
+below it; a script is a smaller symbol raised or lowered beside its base. Rows of the main size that none of these
+explain are separate lines of a display (aligned equations): each comes back as its own formula.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+# A symbol this much smaller than the one before it, raised or lowered, is its script.
+SCRIPT_RATIO = 0.85
+SUP_SHIFT = 0.18  # share of the base's size a superscript's baseline rises at least
+SUB_SHIFT = 0.04  # and a subscript's falls
+# The math axis (fraction bars, the middle of + and =) sits this share of the size above the baseline.
+AXIS = 0.25
+# A stack sits within this many of its symbols' sizes of the rule or operator it belongs to.
+STACK_GAP = 0.9
+# Symbols whose limits a display sets above and below them.
+BIG_OPERATORS = {
+    "\\sum", "\\prod", "\\coprod", "\\bigcup", "\\bigcap", "\\bigwedge", "\\bigvee", "\\bigoplus", "\\bigotimes",
+    "\\bigodot", "\\biguplus", "\\bigsqcup", "\\lim", "\\max", "\\min", "\\sup", "\\inf", "\\limsup", "\\liminf",
+    "\\det", "\\Pr", "\\gcd", "\\int", "\\oint",
+}  # fmt: skip
+_ENDS_IN_COMMAND = re.compile(r"\\[a-zA-Z]+$")
+
+
+@dataclass(frozen=True)
+class Item:
+    """A symbol or a built part of a formula: its LaTeX, box (y up), size drawn, baseline (None: unknown)."""
+
+    latex: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    size: float
+    base: float | None = None
+    axis: float | None = None  # a fraction's rule: it sits on the math axis of the line it belongs to
+
+    @property
+    def xc(self) -> float:
+        """Horizontal centre."""
+        return (self.x0 + self.x1) / 2
+
+    @property
+    def yc(self) -> float:
+        """Vertical centre."""
+        return (self.y0 + self.y1) / 2
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A drawn horizontal line (fraction bar, radical's vinculum, overline), y up."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+def _union(latex: str, parts: list[Item], size: float, base: float | None) -> Item:
+    return Item(latex, min(p.x0 for p in parts), min(p.y0 for p in parts), max(p.x1 for p in parts),
+                max(p.y1 for p in parts), size, base)  # fmt: skip
+
+
+def _stack(items: list[Item], x0: float, x1: float, edge: float, above: bool, limit: float | None = None) -> list[Item]:
+    """Items over (or under) the span x0..x1 that reach within STACK_GAP sizes of `edge`, and those that touch
+    them in turn (a numerator's own scripts and stacks); none past `limit` (another fraction's rule)."""
+    inside = [
+        it for it in items
+        if x0 - 1 <= it.xc <= x1 + 1
+        and (it.y0 >= edge - 0.25 * it.size if above else it.y1 <= edge + 0.25 * it.size)
+        and (limit is None or (it.yc < limit if above else it.yc > limit))
+    ]  # fmt: skip
+    near = [it for it in inside if abs((it.y0 if above else it.y1) - edge) <= STACK_GAP * it.size]
+    grown, seen = list(near), {id(it) for it in near}
+    while near:
+        lo, hi = min(it.y0 for it in grown), max(it.y1 for it in grown)
+        near = [
+            it for it in inside
+            if id(it) not in seen and it.y0 < hi - 0.1 * it.size and it.y1 > lo + 0.1 * it.size
+        ]  # fmt: skip
+        grown += near
+        seen.update(id(it) for it in near)
+    return grown
+
+
+def _radical(items: list[Item], rule: Rule) -> list[Item] | None:
+    """A root sign whose rule starts at its top right: \\sqrt of what is under the rule; None when no sign is."""
+    # Boxes are the font's (ascent to descent), not the ink's: the rule starts at the sign's right end, in its upper
+    # half.
+    sign = next((it for it in items if it.latex == "\\surd" and it.xc <= rule.x0 <= it.x1 + 0.3 * it.size
+                 and it.yc <= rule.y1 <= it.y1 + 0.2 * it.size), None)  # fmt: skip
+    if sign is None:
+        return None
+    under = [it for it in items if it is not sign and rule.x0 - 1 <= it.xc <= rule.x1 + 1
+             and it.y1 <= rule.y1 + 0.2 * it.size and it.y0 >= sign.y0 - 0.2 * it.size]  # fmt: skip
+    # The sign's box reaches past the rule (a font box, not ink): the rule is the top of the radical.
+    top = Item("", sign.x0, sign.y0, rule.x1, rule.y1, sign.size)
+    node = _union(f"\\sqrt{{{build(under, [])}}}", [top, *under], max(it.size for it in [sign, *under]),
+                  under[0].base if under else None)  # fmt: skip
+    used = {id(sign), *map(id, under)}
+    return [it for it in items if id(it) not in used] + [node]
+
+
+def _ruled(items: list[Item], rules: list[Rule]) -> list[Item]:
+    """Rules read innermost (narrowest) first: a radical's; with a stack above and below, a fraction's; with a
+    stack under it only, an overline. A stack stops halfway to the next rule over the same span not yet read (the
+    fraction on the next line of an aligned display)."""
+    waiting = sorted(rules, key=lambda r: r.x1 - r.x0)
+    while waiting:
+        rule = waiting.pop(0)
+        radical = _radical(items, rule)
+        if radical is not None:
+            items = radical
+            continue
+        others = [r for r in waiting if r.x0 < rule.x1 and r.x1 > rule.x0]
+        # Halfway to the next rule up or down: past it a symbol belongs to that rule's stack.
+        top = min(((r.y0 + rule.y1) / 2 for r in others if r.y0 > rule.y1), default=None)
+        bottom = max(((r.y1 + rule.y0) / 2 for r in others if r.y1 < rule.y0), default=None)
+        over = _stack(items, rule.x0, rule.x1, rule.y1, True, top)
+        under = _stack(items, rule.x0, rule.x1, rule.y0, False, bottom)
+        if over and under:
+            size = max(it.size for it in over + under)
+            node = _union(f"\\frac{{{build(over, [])}}}{{{build(under, [])}}}", over + under, size, None)
+            node = replace(node, x0=min(rule.x0, node.x0), x1=max(rule.x1, node.x1), axis=(rule.y0 + rule.y1) / 2)
+        elif under:
+            node = _union(f"\\overline{{{build(under, [])}}}", under, max(it.size for it in under), under[0].base)
+        else:
+            continue
+        used = set(map(id, over + under))
+        items = [it for it in items if id(it) not in used] + [node]
+    return items
+
+
+def _limits(items: list[Item]) -> list[Item]:
+    """Big operators with stacks above or below them: limits (\\sum_{i=1}^{n})."""
+    for op in [it for it in items if it.latex in BIG_OPERATORS]:
+        rest = [it for it in items if it is not op and it.size < op.size * 1.2]
+        over = [it for it in _stack(rest, op.x0, op.x1, op.y1, above=True) if it.size <= SCRIPT_RATIO * op.size]
+        under = [it for it in _stack(rest, op.x0, op.x1, op.y0, above=False) if it.size <= SCRIPT_RATIO * op.size]
+        over, under = _widen(rest, over), _widen(rest, under)
+        if not over and not under:
+            continue
+        latex = op.latex + (f"_{{{build(under, [])}}}" if under else "") + (f"^{{{build(over, [])}}}" if over else "")
+        used = {id(op), *map(id, over), *map(id, under)}
+        items = [it for it in items if id(it) not in used]
+        items.append(_union(latex, [op, *over, *under], op.size, op.base))
+    return items
+
+
+def _widen(items: list[Item], seed: list[Item]) -> list[Item]:
+    """A limit wider than its operator: the symbols on the seed's line that run on from it without a wide gap."""
+    out, seen = list(seed), set(map(id, seed))
+    grew = bool(seed)
+    while grew:
+        lo, hi = min(i.y0 for i in out), max(i.y1 for i in out)
+        left, right = min(i.x0 for i in out), max(i.x1 for i in out)
+        more = [
+            it for it in items
+            if id(it) not in seen and lo <= it.yc <= hi
+            and (-0.3 <= (it.x0 - right) / it.size <= 0.5 or -0.3 <= (left - it.x1) / it.size <= 0.5)
+        ]  # fmt: skip
+        out += more
+        seen.update(map(id, more))
+        grew = bool(more)
+    return out
+
+
+def _script(it: Item, base: Item) -> str:
+    """'^' or '_' when `it` is a script of `base`, else ''."""
+    if it.size > SCRIPT_RATIO * base.size:
+        return ""
+    if it.axis is not None and base.base is not None:  # a fraction (\tfrac) set on the base's line is no script
+        shift = (it.axis - base.base - AXIS * base.size) / base.size
+        return "^" if shift > 0.3 else "_" if shift < -0.3 else ""
+    if it.base is not None and base.base is not None:
+        shift = (it.base - base.base) / base.size
+        return "^" if shift > SUP_SHIFT else "_" if shift < -SUB_SHIFT else ""
+    shift = (it.yc - base.yc) / base.size
+    return "^" if shift > 0.15 else "_" if shift < -0.1 else ""
+
+
+def _join(parts: list[str]) -> str:
+    out = ""
+    for part in parts:
+        if _ENDS_IN_COMMAND.search(out) and part[:1].isalpha():
+            out += " "
+        out += part
+    return out
+
+
+def row_latex(items: list[Item]) -> str:
+    """One line of symbols, left to right, with each base's scripts."""
+    items = sorted(items, key=lambda it: (it.x0, -it.size))
+    parts: list[str] = []
+    k = 0
+    base: Item | None = None
+    while k < len(items):
+        it = items[k]
+        if base is None or not _script(it, base):
+            parts.append(it.latex)
+            base, k = it, k + 1
+            continue
+        group = []
+        while k < len(items) and _script(items[k], base):
+            group.append(items[k])
+            k += 1
+        sub = [g for g in group if g.yc < base.yc and _script(g, base) == "_"]
+        sup = [g for g in group if all(g is not s for s in sub)]
+        if sub:
+            parts.append(f"_{{{row_latex(sub)}}}")
+        if sup:
+            body = row_latex(sup)
+            parts.append(body if set(body) == {"'"} else "^{" + body.replace("'", "\\prime ").rstrip() + "}")
+    return _join(parts)
+
+
+def rows(items: list[Item]) -> list[list[Item]]:
+    """The items of the main size grouped into lines by baseline, the smaller ones given to the nearest line."""
+    if not items:
+        return []
+    big = max(it.size for it in items)
+    main = sorted((it for it in items if it.size > SCRIPT_RATIO * big), key=lambda it: -it.yc)
+    lines: list[list[Item]] = []
+    for it in main:
+        line = next((ln for ln in lines if abs(ln[0].yc - it.yc) <= 0.6 * big), None)
+        if line is None:
+            lines.append([it])
+        else:
+            line.append(it)
+    for it in items:
+        if it.size <= SCRIPT_RATIO * big:
+            min(lines, key=lambda ln: min(abs(it.yc - m.yc) for m in ln)).append(it)
+    return lines
+
+
+def build(items: list[Item], rules: list[Rule]) -> str:
+    """LaTeX for a formula's items and rules (rows of a multi-line display joined by `\\\\`)."""
+    return " \\\\ ".join(row_latex(line) for line in build_rows(items, rules))
+
+
+def build_rows(items: list[Item], rules: list[Rule]) -> list[list[Item]]:
+    """The formula's lines, each one item list with fractions, radicals and limits already built."""
+    items = _limits(_ruled(items, rules))
+    return rows(items)

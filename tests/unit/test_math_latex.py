@@ -1,0 +1,173 @@
+"""Formulas as LaTeX: the layout rules on boxes, the finding rules on glyphs, and pages drawn in TeX-named fonts."""
+
+from __future__ import annotations
+
+import pypdfium2 as pdfium
+
+from ocr_pipeline.pdf.glyphs import Glyph
+from ocr_pipeline.pdf.math_latex import latex_formulas, outside_math
+from ocr_pipeline.pdf.math_layout import Item, Rule, build, build_rows
+from ocr_pipeline.pdf.math_symbols import decode_extension, is_math_font, symbol_latex
+from ocr_pipeline.pdf.text_layer import extract_page_text, write_scripts
+from tests.support.math_pdfs import glyph, page, rule, text_line
+
+
+def _it(latex: str, x: float, y: float, size: float = 10.0, width: float = 5.0) -> Item:
+    """A symbol on baseline y (its box from a fifth of the size below to three quarters above)."""
+    return Item(latex, x, y - 0.2 * size, x + width, y + 0.75 * size, size, y)
+
+
+def _text(ops: str) -> str:
+    doc = pdfium.PdfDocument(page(ops))
+    try:
+        return extract_page_text(doc[0])
+    finally:
+        doc.close()
+
+
+# --- the layout of one formula, on boxes -------------------------------------------------------------------------
+
+
+def test_scripts_by_size_and_baseline() -> None:
+    items = [_it("x", 0, 100), _it("2", 5, 104, 7), _it("+", 12, 100), _it("a", 18, 100), _it("i", 23, 98, 7)]
+    assert build(items, []) == "x^{2}+a_{i}"
+
+
+def test_sub_and_superscript_on_one_base_and_nested_scripts() -> None:
+    items = [_it("x", 0, 100), _it("i", 5, 98, 7), _it("2", 5, 104, 7), _it("=", 12, 100), _it("e", 20, 100)]
+    items += [_it("x", 25, 104, 7), _it("2", 29, 107, 5)]
+    assert build(items, []) == "x_{i}^{2}=e^{x^{2}}"
+
+
+def test_fraction_from_a_rule_with_stacks_above_and_below() -> None:
+    items = [_it("y", 0, 100), _it("=", 8, 100), _it("a", 20, 108), _it("b", 20, 93)]
+    assert build(items, [Rule(18, 102.3, 27, 102.7)]) == "y=\\frac{a}{b}"
+
+
+def test_nested_fraction_innermost_first() -> None:
+    items = [_it("1", 20, 113), _it("1", 14, 95), _it("+", 20, 95), _it("x", 30, 100, 7), _it("2", 30, 92, 7)]
+    rules = [Rule(12, 108, 40, 108.4), Rule(29, 97.3, 35, 97.7)]
+    assert build(items, rules) == "\\frac{1}{1+\\frac{x}{2}}"
+
+
+def test_radical_sign_with_its_rule() -> None:
+    items = [_it("\\surd", 0, 98, 10, 8), _it("x", 9, 100), _it("+", 15, 100), _it("1", 22, 100)]
+    assert build(items, [Rule(8, 105.3, 28, 105.7)]) == "\\sqrt{x+1}"
+
+
+def test_big_operator_limits_above_and_below() -> None:
+    items = [_it("\\sum", 0, 96, 10, 12), _it("i", 2, 85, 7), _it("=", 4, 85, 7), _it("1", 8, 85, 7)]
+    items += [_it("n", 4, 110, 7), _it("x", 14, 100), _it("i", 19, 98, 7)]
+    assert build(items, []) == "\\sum_{i=1}^{n}x_{i}"
+
+
+def test_primes_written_as_apostrophes() -> None:
+    assert (
+        build([_it("f", 0, 100), _it("'", 5, 104, 7), _it("(", 9, 100), _it("x", 13, 100), _it(")", 18, 100)], [])
+        == "f'(x)"
+    )
+
+
+def test_lines_of_an_aligned_display_come_apart() -> None:
+    rows = build_rows([_it("a", 0, 100), _it("=", 6, 100), _it("1", 14, 100), _it("b", 0, 80), _it("=", 6, 80)], [])
+    assert [[it.latex for it in row] for row in rows] == [["a", "=", "1"], ["b", "="]]
+
+
+# --- fonts and symbols -----------------------------------------------------------------------------------------
+
+
+def test_math_fonts_told_by_name() -> None:
+    math = "CMMI10 CMSY7 CMEX10 MSBM10 LMMathItalic10-Regular rtxmi txsy Kp--M-Italic EURM10 CambriaMath"
+    math += " MathDesign-CH-Regular-MathItalic-10 STIXMathCalligraphy-Regular LibertinusT1Math"
+    text = "Times-Roman LMRoman10-Regular NimbusRomNo9L-ReguItal MathDesign-CH-Regular-OT1-10 Kp-Regular"
+    text += " Kp-Expert-Regular rtxr SymbolMT Arial-BoldMT"
+    assert all(is_math_font(name) for name in math.split())
+    assert not any(is_math_font(name) for name in text.split())
+
+
+def test_extension_and_symbol_font_codes_read_as_tex_encodes_them() -> None:
+    assert decode_extension("CMEX10", "X") == "\u2211"  # the display sum
+    assert decode_extension("LMMathExtension10-Regular", "\x10") == "("
+    assert decode_extension("txsy", "7") == "\u21a6"  # \mapsto's bar
+    assert decode_extension("CMSY10", "A") == "A"  # calligraphic letters stay letters
+    assert decode_extension("CMR10", "X") == "X"
+
+
+def test_symbols_and_accents_as_commands() -> None:
+    assert symbol_latex("\u03b1") == "\\alpha"
+    assert symbol_latex("\u03c6") == "\\varphi" and symbol_latex("\u03d5") == "\\phi"
+    assert symbol_latex("\u2264") == "\\leq"
+    assert symbol_latex("X\u0302") == "\\hat{X}"
+    assert symbol_latex("\u0101") == "\\bar{a}"
+
+
+# --- finding formulas among a page's glyphs ----------------------------------------------------------------------
+
+
+def _word(x: float, y: float, text: str, font: str = "Times-Roman", size: float = 10.0) -> list[Glyph]:
+    return [Glyph(c, (x + 5 * k, y - 2, x + 5 * k + 5, y + 8), size, baseline=y, font=font) for k, c in enumerate(text)]
+
+
+def _space() -> Glyph:
+    return Glyph(" ", None)
+
+
+def test_inline_formula_in_prose_and_prose_left_alone() -> None:
+    glyphs = [*_word(0, 100, "with"), _space(), *_word(25, 100, "x", "CMMI10"), *_word(30, 104, "2", size=7)]
+    glyphs += [
+        _space(),
+        *_word(40, 100, "+"),
+        _space(),
+        *_word(50, 100, "y", "CMMI10"),
+        _space(),
+        *_word(60, 100, "end"),
+    ]
+    out = latex_formulas(glyphs, [], 200.0)
+    assert "".join(g.text for g in out) == "with $x^{2}+y$ end"
+
+
+def test_chemistry_in_the_text_font_stays_plain() -> None:
+    glyphs = [*_word(0, 100, "Eu"), *_word(10, 104, "3+", size=7), _space(), *_word(25, 100, "ions")]
+    assert latex_formulas(glyphs, [], 200.0) is glyphs
+
+
+def test_a_lone_symbol_stays_plain() -> None:
+    glyphs = [*_word(0, 100, "the"), _space(), *_word(20, 100, "x", "CMMI10"), _space(), *_word(30, 100, "axis")]
+    assert "".join(g.text for g in latex_formulas(glyphs, [], 200.0)) == "the x axis"
+
+
+def test_math_marks_kept_when_scripts_are_written_apart() -> None:
+    assert write_scripts("m^{2} and $x^{2}$ and $$a_{i}$$") == "m 2 and $x^{2}$ and $$a_{i}$$"
+    assert outside_math("a $b$ c", str.upper) == "A $b$ C"
+
+
+# --- whole pages ---------------------------------------------------------------------------------------------
+
+
+def test_display_fraction_with_greek_on_a_page() -> None:
+    ops = text_line(20, 250, "Some words of prose run here.") + text_line(20, 236, "More words of prose here.")
+    ops += glyph("M", 10, 150, 200, "\xe1") + glyph("T", 10, 158, 200, "=")  # alpha =
+    ops += glyph("M", 10, 172, 208, "x") + rule(170, 203, 180) + glyph("M", 10, 172, 193, "y")
+    ops += text_line(20, 170, "And prose again after it.")
+    lines = _text(ops).splitlines()
+    assert "$$\\alpha=\\frac{x}{y}$$" in lines
+    assert "And prose again after it." in lines
+
+
+def test_display_sum_with_limits_and_a_radical() -> None:
+    ops = text_line(20, 250, "Words before the display.")
+    ops += glyph("E", 10, 150, 205, "X") + glyph("M", 7, 152, 193, "i") + glyph("T", 7, 155, 193, "=")
+    ops += glyph("T", 7, 159, 193, "1") + glyph("M", 7, 154, 216, "n")  # sum_{i=1}^{n}
+    ops += glyph("S", 10, 164, 198, "\xe1") + rule(169, 206.5, 185) + glyph("M", 10, 170, 200, "x")
+    ops += glyph("M", 7, 175, 197, "i")  # sqrt{x_i}
+    ops += text_line(20, 170, "Words after the display.")
+    assert "$$\\sum_{i=1}^{n}\\sqrt{x_{i}}$$" in _text(ops).splitlines()
+
+
+def test_inline_formula_and_chemistry_on_a_page() -> None:
+    ops = text_line(20, 250, "Ions of Eu") + glyph("T", 7, 70, 254, "3+") + text_line(82, 250, "glow")
+    ops += text_line(20, 230, "and") + glyph("M", 10, 40, 230, "x") + glyph("T", 7, 45, 234, "2")
+    ops += glyph("T", 10, 52, 230, "+") + glyph("M", 10, 60, 230, "y") + text_line(70, 230, "holds")
+    lines = _text(ops).splitlines()
+    assert lines[0] == "Ions of Eu 3+ glow"
+    assert lines[1] == "and $x^{2}+y$ holds"
