@@ -18,7 +18,7 @@ from typing import Any
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from ocr_pipeline.pdf.math_symbols import decode_extension, font_name
+from ocr_pipeline.pdf.math_symbols import decode_extension, font_name, is_extension_font
 from ocr_pipeline.pdf.reading_order import Box
 from ocr_pipeline.pdf.word_gaps import word_gap_limits
 
@@ -125,16 +125,19 @@ def read_glyphs(textpage: pdfium.PdfTextPage) -> list[Glyph]:
             if not glyphs or glyphs[-1].text != "\n":
                 glyphs.append(Glyph("\n", None))
             continue
+        # A math extension font's big symbols come as bare codes ("X" for the sum, a tab for a big brace).
+        font = font_name(textpage, k, name) if ch in "\t\x0b\x0c" or not (ch.isspace() or ch in "\x02\ufffe") else ""
+        ch = decode_extension(font, ch)
         if ch in "\x02\ufffe" or ch.isspace():  # pdfium's hyphen at a line break (clean_text joins the halves)
             glyphs.append(Glyph(ch, None))
             continue
-        font = font_name(textpage, k, name)
-        ch = decode_extension(font, ch)  # a math extension font's big symbols come as bare codes ("X" for the sum)
         if not ch.isprintable() and unicodedata.category(ch) != "Co":
             ch = _UNMAPPED
         size = _font_size(textpage, k)
         origin = _origin(textpage, k)
-        box = textpage.get_charbox(k, loose=True)
+        # Loose boxes (the font's ascent to descent) keep a line's glyphs level; a math extension font's big
+        # symbols get their ink's box, as their font's box says nothing of their size.
+        box = textpage.get_charbox(k, loose=not is_extension_font(font))
         if box[2] - box[0] < 0.01 or box[3] - box[1] < 0.01:
             if ch == _UNMAPPED:  # an unmapped code with no ink: nothing drawn, nothing to read
                 continue

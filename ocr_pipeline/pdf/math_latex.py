@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from ocr_pipeline.pdf.glyphs import Glyph
-from ocr_pipeline.pdf.math_layout import Item, Rule, build, build_rows, row_latex
+from ocr_pipeline.pdf.math_layout import Item, Rule, build, build_rows, display_latex
 from ocr_pipeline.pdf.math_symbols import ACCENTS, OPERATORS, is_extension_font, is_math_font, symbol_latex
 
 # Words the text font sets inside formulas: TeX's operator names (\operatorname's usual ones).
@@ -54,6 +54,7 @@ _SWAPS = (
     (re.compile(r"cmmi|--m-|mathdesign", re.IGNORECASE), {"\u03c6": "\u03d5", "\u03d5": "\u03c6"}),
     (re.compile(r"cmmi|mathdesign", re.IGNORECASE), {"\u03b5": "\u03f5", "\u03f5": "\u03b5"}),
 )
+_DELIMITERS = set("()[]{}|\u2016\u27e8\u27e9\u230a\u230b\u2308\u2309\u2211\u220f\u222b\u221a")
 _INLINE_MATH = re.compile(r"\$\$[^$]+\$\$|\$[^$\s][^$]*\$")
 
 
@@ -293,9 +294,10 @@ def _item(glyphs: list[Glyph], ks: list[int]) -> Item:
             text = swap.get(text, text) if family.search(font) else text
         latex = symbol_latex(text)
     boxes = [box for k in ks if (box := glyphs[k].box) is not None]
-    extension = is_extension_font(font)  # big operators and delimiters hang from their origin: no baseline
+    # Big operators and delimiters hang from their origin wherever their font puts it: they go by their box.
+    drawn_big = is_extension_font(font) or (len(ks) == 1 and text in _DELIMITERS)
     return Item(latex, min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes),
-                max(b[3] for b in boxes), max(g0.size, 0.1), None if extension else g0.baseline)  # fmt: skip
+                max(b[3] for b in boxes), max(g0.size, 0.1), None if drawn_big else g0.baseline)  # fmt: skip
 
 
 def _items(glyphs: list[Glyph], piece: list[int]) -> list[Item]:
@@ -396,9 +398,7 @@ def latex_formulas(glyphs: list[Glyph], ruling: Sequence[Ruling], height: float,
                 continue
             inside = _rules_in(rules, items)
             if display:
-                for row in build_rows(items, inside):
-                    out += [_glyph(f"$${row_latex(row)}$$", row), Glyph("\n", None)]
-                out.pop()
+                out.append(_glyph(f"$${display_latex(build_rows(items, inside))}$$", items))
             else:
                 out.append(_glyph(f"${build(items, inside)}$", items))
         replaced[first] = out

@@ -26,6 +26,9 @@ BIG_OPERATORS = {
     "\\det", "\\Pr", "\\gcd", "\\int", "\\oint",
 }  # fmt: skip
 _ENDS_IN_COMMAND = re.compile(r"\\[a-zA-Z]+$")
+# Relations a multi-line display is aligned at.
+RELATIONS = {"=", "<", ">", "\\leq", "\\geq", "\\equiv", "\\approx", "\\sim", "\\simeq", "\\cong", "\\neq",
+             "\\to", "\\Rightarrow", "\\Leftrightarrow", "\\in", "\\subset", "\\subseteq", "\\propto"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,8 @@ def _union(latex: str, parts: list[Item], size: float, base: float | None) -> It
 
 def _stack(items: list[Item], x0: float, x1: float, edge: float, above: bool, limit: float | None = None) -> list[Item]:
     """Items over (or under) the span x0..x1 that reach within STACK_GAP sizes of `edge`, and those that touch
-    them in turn (a numerator's own scripts and stacks); none past `limit` (another fraction's rule)."""
+    them in turn (a numerator's own scripts and stacks; a fraction only when it is near itself: the one on the next
+    line of an aligned display is not); none past `limit` (halfway to another rule)."""
     inside = [
         it for it in items
         if x0 - 1 <= it.xc <= x1 + 1
@@ -82,27 +86,33 @@ def _stack(items: list[Item], x0: float, x1: float, edge: float, above: bool, li
         lo, hi = min(it.y0 for it in grown), max(it.y1 for it in grown)
         near = [
             it for it in inside
-            if id(it) not in seen and it.y0 < hi - 0.1 * it.size and it.y1 > lo + 0.1 * it.size
+            if id(it) not in seen and it.axis is None and it.y0 < hi + 0.3 * it.size and it.y1 > lo - 0.3 * it.size
         ]  # fmt: skip
         grown += near
         seen.update(id(it) for it in near)
     return grown
 
 
+def _sign(items: list[Item], rule: Rule) -> Item | None:
+    """The root sign a rule starts from: the rule begins at the sign's right end, in its upper half (boxes are the
+    font's, ascent to descent, not the ink's)."""
+    return next((it for it in items if it.latex == "\\surd" and it.xc <= rule.x0 <= it.x1 + 0.3 * it.size
+                 and it.yc <= rule.y1 <= it.y1 + 0.2 * it.size), None)  # fmt: skip
+
+
 def _radical(items: list[Item], rule: Rule) -> list[Item] | None:
     """A root sign whose rule starts at its top right: \\sqrt of what is under the rule; None when no sign is."""
-    # Boxes are the font's (ascent to descent), not the ink's: the rule starts at the sign's right end, in its upper
-    # half.
-    sign = next((it for it in items if it.latex == "\\surd" and it.xc <= rule.x0 <= it.x1 + 0.3 * it.size
-                 and it.yc <= rule.y1 <= it.y1 + 0.2 * it.size), None)  # fmt: skip
+    sign = _sign(items, rule)
     if sign is None:
         return None
     under = [it for it in items if it is not sign and rule.x0 - 1 <= it.xc <= rule.x1 + 1
              and it.y1 <= rule.y1 + 0.2 * it.size and it.y0 >= sign.y0 - 0.2 * it.size]  # fmt: skip
     # The sign's box reaches past the rule (a font box, not ink): the rule is the top of the radical.
     top = Item("", sign.x0, sign.y0, rule.x1, rule.y1, sign.size)
+    # The radical sits on the line of the radicand's main symbol (a fraction's axis, or a baseline).
+    main = max(under, key=lambda it: (it.size, it.axis is not None), default=sign)
     node = _union(f"\\sqrt{{{build(under, [])}}}", [top, *under], max(it.size for it in [sign, *under]),
-                  under[0].base if under else None)  # fmt: skip
+                  _centre(main) - AXIS * main.size)  # fmt: skip
     used = {id(sign), *map(id, under)}
     return [it for it in items if id(it) not in used] + [node]
 
@@ -112,13 +122,14 @@ def _ruled(items: list[Item], rules: list[Rule]) -> list[Item]:
     stack under it only, an overline. A stack stops halfway to the next rule over the same span not yet read (the
     fraction on the next line of an aligned display)."""
     waiting = sorted(rules, key=lambda r: r.x1 - r.x0)
+    radicals = {id(r) for r in rules if _sign(items, r) is not None}
     while waiting:
         rule = waiting.pop(0)
         radical = _radical(items, rule)
         if radical is not None:
             items = radical
             continue
-        others = [r for r in waiting if r.x0 < rule.x1 and r.x1 > rule.x0]
+        others = [r for r in waiting if r.x0 < rule.x1 and r.x1 > rule.x0 and id(r) not in radicals]
         # Halfway to the next rule up or down: past it a symbol belongs to that rule's stack.
         top = min(((r.y0 + rule.y1) / 2 for r in others if r.y0 > rule.y1), default=None)
         bottom = max(((r.y1 + rule.y0) / 2 for r in others if r.y1 < rule.y0), default=None)
@@ -149,7 +160,8 @@ def _limits(items: list[Item]) -> list[Item]:
         latex = op.latex + (f"_{{{build(under, [])}}}" if under else "") + (f"^{{{build(over, [])}}}" if over else "")
         used = {id(op), *map(id, over), *map(id, under)}
         items = [it for it in items if id(it) not in used]
-        items.append(_union(latex, [op, *over, *under], op.size, op.base))
+        base = op.base if op.base is not None else op.yc - AXIS * op.size  # the operator stays on its line's axis
+        items.append(_union(latex, [op, *over, *under], op.size, base))
     return items
 
 
@@ -194,8 +206,9 @@ def _join(parts: list[str]) -> str:
     return out
 
 
-def row_latex(items: list[Item]) -> str:
-    """One line of symbols, left to right, with each base's scripts."""
+def row_latex(items: list[Item], align: bool = False) -> str:
+    """One line of symbols, left to right, with each base's scripts; with `align`, a `&` before its first
+    relation."""
     items = sorted(items, key=lambda it: (it.x0, -it.size))
     parts: list[str] = []
     k = 0
@@ -203,6 +216,9 @@ def row_latex(items: list[Item]) -> str:
     while k < len(items):
         it = items[k]
         if base is None or not _script(it, base):
+            if align and it.latex in RELATIONS:
+                parts.append("&")
+                align = False
             parts.append(it.latex)
             base, k = it, k + 1
             continue
@@ -220,23 +236,40 @@ def row_latex(items: list[Item]) -> str:
     return _join(parts)
 
 
+def _centre(it: Item) -> float:
+    """Height of the math axis of the line `it` sits on: a fraction's rule, a baseline lifted, or its box's middle."""
+    if it.axis is not None:
+        return it.axis
+    return it.base + AXIS * it.size if it.base is not None else it.yc
+
+
 def rows(items: list[Item]) -> list[list[Item]]:
-    """The items of the main size grouped into lines by baseline, the smaller ones given to the nearest line."""
+    """The items of the main size grouped into lines by their axes, the smaller ones given to the nearest line."""
     if not items:
         return []
     big = max(it.size for it in items)
-    main = sorted((it for it in items if it.size > SCRIPT_RATIO * big), key=lambda it: -it.yc)
     lines: list[list[Item]] = []
-    for it in main:
-        line = next((ln for ln in lines if abs(ln[0].yc - it.yc) <= 0.6 * big), None)
-        if line is None:
-            lines.append([it])
+    axes: list[float] = []
+    for it in sorted((it for it in items if it.size > SCRIPT_RATIO * big), key=lambda it: -_centre(it)):
+        if axes and axes[-1] - _centre(it) <= 0.5 * big:
+            lines[-1].append(it)
         else:
-            line.append(it)
+            lines.append([it])
+            axes.append(_centre(it))
     for it in items:
         if it.size <= SCRIPT_RATIO * big:
-            min(lines, key=lambda ln: min(abs(it.yc - m.yc) for m in ln)).append(it)
+            lines[min(range(len(lines)), key=lambda n: abs(axes[n] - it.yc))].append(it)
     return lines
+
+
+def display_latex(lines: list[list[Item]]) -> str:
+    """A display's lines: one as it is; several as one aligned display, aligned at each line's first relation when
+    every line has one (a display of one line each, stacked, reads the same)."""
+    if len(lines) == 1:
+        return row_latex(lines[0])
+    if all(any(it.latex in RELATIONS for it in line) for line in lines):
+        return "\\begin{aligned}" + " \\\\ ".join(row_latex(line, True) for line in lines) + "\\end{aligned}"
+    return "\\begin{gathered}" + " \\\\ ".join(row_latex(line) for line in lines) + "\\end{gathered}"
 
 
 def build(items: list[Item], rules: list[Rule]) -> str:

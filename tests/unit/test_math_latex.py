@@ -155,12 +155,13 @@ def test_display_fraction_with_greek_on_a_page() -> None:
 
 
 def test_display_sum_with_limits_and_a_radical() -> None:
+    # The extension font's sum is drawn with its ink around the line's axis; its limits above and below it.
     ops = text_line(20, 250, "Words before the display.")
-    ops += glyph("E", 10, 150, 205, "X") + glyph("M", 7, 152, 193, "i") + glyph("T", 7, 155, 193, "=")
-    ops += glyph("T", 7, 159, 193, "1") + glyph("M", 7, 154, 216, "n")  # sum_{i=1}^{n}
-    ops += glyph("S", 10, 164, 198, "\xe1") + rule(169, 206.5, 185) + glyph("M", 10, 170, 200, "x")
-    ops += glyph("M", 7, 175, 197, "i")  # sqrt{x_i}
-    ops += text_line(20, 170, "Words after the display.")
+    ops += glyph("E", 10, 150, 198, "X") + glyph("M", 7, 150, 190, "i") + glyph("T", 7, 153, 190, "=")
+    ops += glyph("T", 7, 157, 190, "1") + glyph("M", 7, 152, 207, "n")  # sum_{i=1}^{n}
+    ops += glyph("S", 10, 166, 198, "\xe1") + rule(171, 206.5, 187) + glyph("M", 10, 172, 200, "x")
+    ops += glyph("M", 7, 177, 197, "i")  # sqrt{x_i}
+    ops += text_line(20, 160, "Words after the display.")
     assert "$$\\sum_{i=1}^{n}\\sqrt{x_{i}}$$" in _text(ops).splitlines()
 
 
