@@ -156,3 +156,64 @@ def symbol_latex(ch: str) -> str:
             out = f"{ACCENTS[mark]}{{{out}}}"
         return out
     return ch
+
+
+# Words the text font sets inside formulas: TeX's operator names (\operatorname's usual ones); LaTeX has commands for
+# the first lot.
+_OPERATOR_WORDS = (
+    "sin cos tan cot sec csc arcsin arccos arctan sinh cosh tanh coth log ln lg exp lim liminf limsup max min sup inf "
+    "det dim ker deg arg gcd hom Pr"
+)
+_NAMED_WORDS = "lcm mod tr diag rank sgn sign span Re Im id const var cov erf"
+COMMAND_NAMES = frozenset(_OPERATOR_WORDS.split())
+OPERATOR_NAMES = frozenset(_OPERATOR_WORDS.split() + _NAMED_WORDS.split())
+_BOLD = re.compile(r"bold|medi|black|heavy|semibold|demi|-b\b|bx", re.IGNORECASE)
+_ITALIC = re.compile(r"ital|oblique|-it\b|\bit\b|-i\b", re.IGNORECASE)
+# Letter styles of math fonts: blackboard bold, Fraktur, calligraphic capitals (TeX's symbol fonts hold those).
+_STYLED = (
+    (re.compile(r"msbm|bbold|doublestroke|blackboard", re.IGNORECASE), "\\mathbb"),
+    (re.compile(r"eufm|eufb|fraktur", re.IGNORECASE), "\\mathfrak"),
+    (re.compile(r"cmsy|cmbsy|eusm|eusb|rsfs|symbols|txsy|pxsy|-sy-|calligraph|script", re.IGNORECASE), "\\mathcal"),
+)
+# Math fonts whose letters are variables (one symbol each).
+_VARIABLES = re.compile(r"cmmi|mathitalic|rtxb?mi|txmia|ntxmi|pxmi|--m-(medium)?italic|eur[mb]|zxlr", re.IGNORECASE)
+# Families whose phi and epsilon code points are the other shape's.
+_SWAPS = (
+    (re.compile(r"cmmi|--m-|mathdesign", re.IGNORECASE), {"\u03c6": "\u03d5", "\u03d5": "\u03c6"}),
+    (re.compile(r"cmmi|mathdesign", re.IGNORECASE), {"\u03b5": "\u03f5", "\u03f5": "\u03b5"}),
+)
+
+
+@lru_cache(maxsize=512)
+def is_italic(name: str) -> bool:
+    """Whether a font's name says italic (or oblique)."""
+    return bool(_ITALIC.search(name))
+
+
+@lru_cache(maxsize=512)
+def is_bold(name: str) -> bool:
+    """Whether a font's name says bold (or medium, black, demi)."""
+    return bool(_BOLD.search(name))
+
+
+@lru_cache(maxsize=512)
+def letter_style(name: str) -> str:
+    """The style command a math font's letters need (\\mathbb for MSBM, ...), or ''."""
+    return next((cmd for pattern, cmd in _STYLED if pattern.search(name)), "") if is_math_font(name) else ""
+
+
+@lru_cache(maxsize=512)
+def is_word_font(name: str) -> bool:
+    """Whether a font's ASCII letters, drawn side by side, make a word: the text font's upright letters, and the
+    letters of Unicode math fonts, whose variables are U+1D400... code points and whose ASCII letters spell "log"."""
+    if not is_math_font(name):
+        return not is_italic(name)
+    return not (_VARIABLES.search(name) or letter_style(name))
+
+
+def own_shape(name: str, ch: str) -> str:
+    """The character for the shape a font draws: some families name phi's (and epsilon's) two shapes the other way
+    round from Unicode."""
+    for family, swap in _SWAPS:
+        ch = swap.get(ch, ch) if family.search(name) else ch
+    return ch

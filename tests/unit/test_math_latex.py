@@ -6,7 +6,8 @@ import pypdfium2 as pdfium
 
 from ocr_pipeline.pdf.glyphs import Glyph
 from ocr_pipeline.pdf.math_latex import latex_formulas, outside_math
-from ocr_pipeline.pdf.math_layout import Item, Rule, build, build_rows
+from ocr_pipeline.pdf.math_layout import build, build_rows
+from ocr_pipeline.pdf.math_rows import Item, Rule
 from ocr_pipeline.pdf.math_symbols import decode_extension, is_math_font, symbol_latex
 from ocr_pipeline.pdf.text_layer import extract_page_text, write_scripts
 from tests.support.math_pdfs import glyph, page, rule, text_line

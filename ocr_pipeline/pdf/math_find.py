@@ -1,0 +1,230 @@
+"""Where a text layer's formulas are: stretches of its characters that hold a math font's glyphs.
+
+Typesetters write a formula's glyphs one after another, so a formula is a stretch of the page's characters that
+holds glyphs of a math font (math_symbols.py) and runs on through what formulas are made of: more math glyphs, digits,
+brackets and operators, operator names ("cos", "mod"), words set at script size (`I_{rotation}`), single letters
+between operators. A word of the text font at the text's size ends it: prose, including chemistry such as "Eu3+" or
+"CO2" set in the text font, never belongs to a formula. Lines that hold no prose, stacked on each other, set apart
+from the text around them and indented (or built of several stacked lines) are a display; a formula inside a line of
+prose is inline, cut where it wraps to the next line.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+from ocr_pipeline.pdf.glyphs import Glyph
+from ocr_pipeline.pdf.math_symbols import OPERATOR_NAMES, OPERATORS, is_italic, is_math_font
+
+# Inline formulas go on across a line break; a jump back of more than this many sizes is that break.
+WRAP_JUMP = 5.0
+# Lines of a display are stacked within this many sizes of each other.
+STACK_GAP = 1.5
+# A display starts at least this many sizes right of the text line before it (displays are centred or indented).
+DISPLAY_INDENT = 1.0
+# Symbols of math fonts that prose uses alone (list bullets, degrees): they do not make a formula.
+_PROSE_SYMBOLS = set("\u2022\u00b0\u2218\u25e6\u00b7\u2013\u2014,.;:()[]")
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A formula's glyphs (indices first..last-1), whether a display, and its glyph indices cut into the pieces it
+    is written as (an inline formula wrapped onto the next line comes in two)."""
+
+    first: int
+    last: int
+    display: bool
+    pieces: list[list[int]]
+
+
+def find_formulas(glyphs: list[Glyph]) -> list[Formula]:
+    """The page's formulas, displays first."""
+    tokens = _tokens(glyphs)
+    displays = _display_blocks(glyphs, tokens)
+    taken = {k for a, b in displays for k in range(a, b + 1)}
+    out = []
+    for a, b in displays:
+        first, last = tokens[a].start, tokens[b].end
+        out.append(Formula(first, last, True, [[k for k in range(first, last) if glyphs[k].box]]))
+    for a, b in _inline_spans(glyphs, tokens, taken):
+        first, last = tokens[a].start, tokens[b].end
+        out.append(Formula(first, last, False, _pieces(glyphs, first, last)))
+    return out
+
+
+@dataclass
+class _Token:
+    """Glyphs between spaces or line ends: indices into the glyph list, and what they are."""
+
+    start: int
+    end: int  # exclusive
+    math: bool  # holds a math font's glyph
+    seed: bool  # holds a math font's glyph that prose does not use alone
+    word: str  # the text font's letters at the token's full size
+    italic: bool
+    size: float
+    line: int  # the pdfium line it is on (line ends counted)
+    prose: bool  # holds a word of the text font at the text's size: two lower-case letters or more, no operator name
+
+
+def _token(glyphs: list[Glyph], start: int, end: int, line: int) -> _Token:
+    part = glyphs[start:end]
+    size = max(g.size for g in part)
+    chars, math, seed, italic = [], False, False, True
+    for g in part:
+        in_math = is_math_font(g.font)
+        math = math or in_math
+        seed = seed or (in_math and g.text not in _PROSE_SYMBOLS)
+        italic = italic and is_italic(g.font)
+        # The text font's letters at full size, words split where anything else stands between ("f(x)": "f x").
+        chars.append(g.text if not in_math and g.size > 0.85 * size and g.text.isalpha() else " ")
+    word = "".join(chars)
+    prose = any(sum(c.islower() for c in w) >= 2 and w not in OPERATOR_NAMES for w in word.split())
+    return _Token(start, end, math, seed, word, italic, size, line, prose)
+
+
+def _tokens(glyphs: list[Glyph]) -> list[_Token]:
+    out: list[_Token] = []
+    start, line = None, 0
+    for k, g in enumerate([*glyphs, Glyph(" ", None)]):
+        if g.box is not None:
+            start = k if start is None else start
+            continue
+        if start is not None:
+            out.append(_token(glyphs, start, k, line))
+            start = None
+        line += g.text == "\n"
+    return out
+
+
+def _joins(tok: _Token, size: float, glyphs: list[Glyph], near: _Token, far: _Token | None, forward: bool) -> bool:
+    """Whether an inline formula of body `size` runs on into `tok`, the token after (`forward`) or before its end
+    token `near`; `far` is the token past `tok`."""
+    if tok.prose:
+        return False
+    if tok.math or not tok.word.strip() or tok.size <= 0.85 * size:
+        return True
+    words = tok.word.split()
+    if all(w in OPERATOR_NAMES for w in words) or tok.italic and all(len(w) == 1 for w in words):
+        return True
+    if len(tok.word.strip()) < tok.end - tok.start:  # letters with brackets, digits or operators on them
+        return True
+    # Bare upright letters ("A", "SNR") belong to the formula when an operator stands between them and it, or when
+    # what comes past them is no prose either.
+    edge = glyphs[near.end - 1] if forward else glyphs[near.start]
+    return edge.text in OPERATORS or edge.text in "([" or (far is not None and not far.prose)
+
+
+def _box(glyphs: list[Glyph], tokens: list[_Token]) -> tuple[float, float, float, float]:
+    boxes = [g.box for t in tokens for g in glyphs[t.start : t.end] if g.box]
+    return min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)
+
+
+def _apart(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """Whether two boxes share no row (less than a third of the lower one's height overlaps)."""
+    return min(a[3], b[3]) - max(a[1], b[1]) < 0.33 * min(a[3] - a[1], b[3] - b[1])
+
+
+@dataclass
+class _Line:
+    """Tokens first..last on one pdfium line, their box, size, and whether prose or a math font is among them."""
+
+    first: int
+    last: int
+    box: tuple[float, float, float, float]
+    size: float
+    prose: bool
+    seed: bool
+
+
+def _lines(glyphs: list[Glyph], tokens: list[_Token]) -> list[_Line]:
+    out: list[_Line] = []
+    first = 0
+    for k in range(1, len(tokens) + 1):
+        if k == len(tokens) or tokens[k].line != tokens[first].line:
+            part = tokens[first:k]
+            out.append(_Line(first, k - 1, _box(glyphs, part), max(t.size for t in part),
+                             any(t.prose for t in part), any(t.seed for t in part)))  # fmt: skip
+            first = k
+    return out
+
+
+def _display_blocks(glyphs: list[Glyph], tokens: list[_Token]) -> list[tuple[int, int]]:
+    """Token ranges of displays: runs of lines without prose, one with a math font at least, on rows of their own,
+    indented from the text line before or after them."""
+    lines = _lines(glyphs, tokens)
+    prose = [n for n, line in enumerate(lines) if line.prose]
+    blocks: list[tuple[int, int]] = []
+    k = 0
+    while k < len(lines):
+        if lines[k].prose:
+            k += 1
+            continue
+        j, box, seed = k, lines[k].box, lines[k].seed
+        while j + 1 < len(lines) and not lines[j + 1].prose:
+            nxt, size = lines[j + 1].box, lines[j + 1].size
+            if nxt[3] < box[1] - STACK_GAP * size or nxt[1] > box[3] + STACK_GAP * size:  # not stacked on the block
+                break
+            j, box = j + 1, (min(box[0], nxt[0]), min(box[1], nxt[1]), max(box[2], nxt[2]), max(box[3], nxt[3]))
+            seed = seed or lines[j].seed
+        if seed:
+            size = max(line.size for line in lines[k : j + 1])
+            around = [lines[n].box for n in (k - 1, j + 1) if 0 <= n < len(lines)]
+            at = bisect.bisect_left(prose, k)
+            text = [lines[n].box for n in prose[max(at - 1, 0) : at + 1]]
+            # Set apart from the lines around it, and centred or indented from the text (or built of stacked
+            # lines: limits, fractions), which a line of a paragraph never is.
+            if all(_apart(box, b) for b in around) and (
+                j > k or not text or any(box[0] >= b[0] + DISPLAY_INDENT * size for b in text)
+            ):
+                blocks.append((lines[k].first, lines[j].last))
+        k = j + 1
+    return blocks
+
+
+def _inline_spans(glyphs: list[Glyph], tokens: list[_Token], taken: set[int]) -> list[tuple[int, int]]:
+    """Token ranges (first, last) of formulas inside lines of prose (tokens in `taken` belong to displays)."""
+    spans: list[tuple[int, int]] = []
+    k = 0
+    while k < len(tokens):
+        if k in taken or not tokens[k].seed:
+            k += 1
+            continue
+        a = b = k
+        size = tokens[k].size
+        while b + 1 < len(tokens) and b + 1 not in taken:
+            far = tokens[b + 2] if b + 2 < len(tokens) and b + 2 not in taken else None
+            if not _joins(tokens[b + 1], size, glyphs, tokens[b], far, True):
+                break
+            b += 1
+            size = max(size, tokens[b].size) if tokens[b].math else size
+        while a - 1 >= 0 and a - 1 not in taken and (not spans or a - 1 > spans[-1][1]):
+            far = tokens[a - 2] if a - 2 >= 0 and a - 2 not in taken else None
+            if not _joins(tokens[a - 1], size, glyphs, tokens[a], far, False):
+                break
+            a -= 1
+        spans.append((a, b))
+        k = b + 1
+    return spans
+
+
+def _pieces(glyphs: list[Glyph], first: int, last: int) -> list[list[int]]:
+    """The formula's glyph indices cut where it wraps to the next line: a jump down and back to the left, to where
+    the formula began or further (a fraction's denominator starts right of that)."""
+    pieces: list[list[int]] = [[]]
+    prev: Glyph | None = None
+    start = size = 0.0
+    for k in range(first, last):
+        g = glyphs[k]
+        if g.box is None:
+            continue
+        if prev is not None and prev.box is not None:
+            back, down = prev.box[0] - g.box[2], g.box[3] < prev.box[1] + 0.5 * size
+            if back > WRAP_JUMP * size and down and g.box[0] <= start + size:
+                pieces.append([])
+        if not pieces[-1]:
+            start, size = g.box[0], g.size
+        pieces[-1].append(k)
+        prev, size = g, max(size, g.size)
+    return [p for p in pieces if p]

@@ -1,0 +1,145 @@
+"""A formula's lines as LaTeX: each line's symbols left to right with their sub- and superscripts, lines stacked.
+
+The items are a formula's symbols and the parts math_layout.py built (fractions, radicals, limits), with boxes in
+PDF space (y up). A script is a smaller symbol raised or lowered beside its base; lines of the main size that no
+stack explains are the lines of a display (aligned equations).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# A symbol this much smaller than the one before it, raised or lowered, is its script.
+SCRIPT_RATIO = 0.85
+SUP_SHIFT = 0.18  # share of the base's size a superscript's baseline rises at least
+SUB_SHIFT = 0.04  # and a subscript's falls
+# The math axis (fraction bars, the middle of + and =) sits this share of the size above the baseline.
+AXIS = 0.25
+_ENDS_IN_COMMAND = re.compile(r"\\[a-zA-Z]+$")
+# Relations a multi-line display is aligned at.
+RELATIONS = {"=", "<", ">", "\\leq", "\\geq", "\\equiv", "\\approx", "\\sim", "\\simeq", "\\cong", "\\neq",
+             "\\to", "\\Rightarrow", "\\Leftrightarrow", "\\in", "\\subset", "\\subseteq", "\\propto"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Item:
+    """A symbol or a built part of a formula: its LaTeX, box (y up), size drawn, baseline (None: unknown)."""
+
+    latex: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    size: float
+    base: float | None = None
+    axis: float | None = None  # a fraction's rule: it sits on the math axis of the line it belongs to
+
+    @property
+    def xc(self) -> float:
+        """Horizontal centre."""
+        return (self.x0 + self.x1) / 2
+
+    @property
+    def yc(self) -> float:
+        """Vertical centre."""
+        return (self.y0 + self.y1) / 2
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A drawn horizontal line (fraction bar, radical's vinculum, overline), y up."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+def _script(it: Item, base: Item) -> str:
+    """'^' or '_' when `it` is a script of `base`, else ''."""
+    if it.size > SCRIPT_RATIO * base.size:
+        return ""
+    if it.axis is not None and base.base is not None:  # a fraction (\tfrac) set on the base's line is no script
+        shift = (it.axis - base.base - AXIS * base.size) / base.size
+        return "^" if shift > 0.3 else "_" if shift < -0.3 else ""
+    if it.base is not None and base.base is not None:
+        shift = (it.base - base.base) / base.size
+        return "^" if shift > SUP_SHIFT else "_" if shift < -SUB_SHIFT else ""
+    shift = (it.yc - base.yc) / base.size
+    return "^" if shift > 0.15 else "_" if shift < -0.1 else ""
+
+
+def _join(parts: list[str]) -> str:
+    out = ""
+    for part in parts:
+        if _ENDS_IN_COMMAND.search(out) and part[:1].isalpha():
+            out += " "
+        out += part
+    return out
+
+
+def row_latex(items: list[Item], align: bool = False) -> str:
+    """One line of symbols, left to right, with each base's scripts; with `align`, a `&` before its first
+    relation."""
+    items = sorted(items, key=lambda it: (it.x0, -it.size))
+    parts: list[str] = []
+    k = 0
+    base: Item | None = None
+    while k < len(items):
+        it = items[k]
+        if base is None or not _script(it, base):
+            if align and it.latex in RELATIONS:
+                parts.append("&")
+                align = False
+            parts.append(it.latex)
+            base, k = it, k + 1
+            continue
+        group = []
+        while k < len(items) and _script(items[k], base):
+            group.append(items[k])
+            k += 1
+        sub = [g for g in group if g.yc < base.yc and _script(g, base) == "_"]
+        sup = [g for g in group if all(g is not s for s in sub)]
+        if sub:
+            parts.append(f"_{{{row_latex(sub)}}}")
+        if sup:
+            body = row_latex(sup)
+            parts.append(body if set(body) == {"'"} else "^{" + body.replace("'", "\\prime ").rstrip() + "}")
+    return _join(parts)
+
+
+def line_axis(it: Item) -> float:
+    """Height of the math axis of the line `it` sits on: a fraction's rule, a baseline lifted, or its box's middle."""
+    if it.axis is not None:
+        return it.axis
+    return it.base + AXIS * it.size if it.base is not None else it.yc
+
+
+def rows(items: list[Item]) -> list[list[Item]]:
+    """The items of the main size grouped into lines by their axes, the smaller ones given to the nearest line."""
+    if not items:
+        return []
+    big = max(it.size for it in items)
+    lines: list[list[Item]] = []
+    axes: list[float] = []
+    for it in sorted((it for it in items if it.size > SCRIPT_RATIO * big), key=lambda it: -line_axis(it)):
+        if axes and axes[-1] - line_axis(it) <= 0.5 * big:
+            lines[-1].append(it)
+        else:
+            lines.append([it])
+            axes.append(line_axis(it))
+    for it in items:
+        if it.size <= SCRIPT_RATIO * big:
+            lines[min(range(len(lines)), key=lambda n: abs(axes[n] - it.yc))].append(it)
+    return lines
+
+
+def display_latex(lines: list[list[Item]]) -> str:
+    """A display's lines: one as it is; several as one aligned display, aligned at each line's first relation when
+    every line has one (a display of one line each, stacked, reads the same)."""
+    if len(lines) == 1:
+        return row_latex(lines[0])
+    if all(any(it.latex in RELATIONS for it in line) for line in lines):
+        return "\\begin{aligned}" + " \\\\ ".join(row_latex(line, True) for line in lines) + "\\end{aligned}"
+    return "\\begin{gathered}" + " \\\\ ".join(row_latex(line) for line in lines) + "\\end{gathered}"
