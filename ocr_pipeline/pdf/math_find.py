@@ -12,7 +12,7 @@ prose is inline, cut where it wraps to the next line.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ocr_pipeline.pdf.glyphs import Glyph
 from ocr_pipeline.pdf.math_symbols import OPERATOR_NAMES, OPERATORS, is_italic, is_math_font
@@ -92,7 +92,9 @@ def _tokens(glyphs: list[Glyph]) -> list[_Token]:
             start = k if start is None else start
             continue
         if start is not None:
-            out.append(_token(glyphs, start, k, line))
+            token = _token(glyphs, start, k, line)
+            # A word broken at the line's end by a hyphen (pdfium's marker) is half a word of prose ("Re-turn").
+            out.append(replace(token, prose=True) if g.text in "\x02\ufffe" and token.word.strip() else token)
             start = None
         line += g.text == "\n"
     return out

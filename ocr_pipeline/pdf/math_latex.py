@@ -14,8 +14,8 @@ from typing import Protocol
 
 from ocr_pipeline.pdf.glyphs import Glyph
 from ocr_pipeline.pdf.math_find import find_formulas
-from ocr_pipeline.pdf.math_layout import build, build_rows
-from ocr_pipeline.pdf.math_rows import Item, Rule, display_latex
+from ocr_pipeline.pdf.math_layout import build_rows
+from ocr_pipeline.pdf.math_rows import Item, Rule, display_latex, row_latex
 from ocr_pipeline.pdf.math_symbols import (
     ACCENTS,
     COMMAND_NAMES,
@@ -32,6 +32,8 @@ from ocr_pipeline.pdf.math_symbols import (
 # An inline formula is written as LaTeX only when it holds at least this many glyphs (a lone "x" or "α" stays as it is).
 MIN_SYMBOLS = 3
 _DELIMITERS = set("()[]{}|\u2016\u27e8\u27e9\u230a\u230b\u2308\u2309\u2211\u220f\u222b\u221a")
+# Arrows TeX draws long by running a minus (or two) into them.
+_LONG = {"\\to": "\\longrightarrow", "\\longrightarrow": "\\longrightarrow", "\\Rightarrow": "\\Longrightarrow"}
 _INLINE_MATH = re.compile(r"\$\$[^$]+\$\$|\$[^$\s][^$]*\$")
 
 
@@ -109,10 +111,26 @@ def _accented(items: list[Item]) -> list[Item]:
     return out
 
 
-def _joined(items: list[Item]) -> list[Item]:
-    """Three dots on one baseline as \\ldots or \\cdots; \\lim followed by inf or sup as one operator."""
+def _stacked_pieces(items: list[Item]) -> list[Item]:
+    """A delimiter built of pieces stacked on each other (top, middle, bottom of a big brace) as one symbol."""
     out: list[Item] = []
-    for it in _accented(items):
+    for it in items:
+        piece = next((k for k, o in enumerate(out) if o.latex == it.latex and o.base is None and it.base is None
+                      and min(o.x1, it.x1) - max(o.x0, it.x0) > 0.5 * min(o.x1 - o.x0, it.x1 - it.x0)
+                      and max(o.y0, it.y0) - min(o.y1, it.y1) < 0.3 * it.size), None)  # fmt: skip
+        if piece is None:
+            out.append(it)
+        else:
+            o = out[piece]
+            out[piece] = replace(o, x0=min(o.x0, it.x0), y0=min(o.y0, it.y0), x1=max(o.x1, it.x1), y1=max(o.y1, it.y1))
+    return out
+
+
+def _joined(items: list[Item]) -> list[Item]:
+    """Three dots on one baseline as \\ldots or \\cdots; \\lim followed by inf or sup as one operator; a minus
+    running into an arrow as a long arrow; delimiter pieces as one delimiter."""
+    out: list[Item] = []
+    for it in _accented(_stacked_pieces(items)):
         dots = out[-2:]
         if (
             it.latex in (".", "\\cdot")
@@ -123,6 +141,8 @@ def _joined(items: list[Item]) -> list[Item]:
             out[-2:] = [replace(dots[0], latex="\\ldots" if it.latex == "." else "\\cdots", x1=it.x1)]
         elif it.latex in ("\\inf", "\\sup") and out and out[-1].latex == "\\lim" and it.x0 - out[-1].x1 < it.size:
             out[-1] = replace(out[-1], latex="\\lim" + it.latex[1:], x1=it.x1)
+        elif it.latex in _LONG and out and out[-1].latex == "-" and it.x0 - out[-1].x1 < 0.1 * it.size:
+            out[-1] = replace(out[-1], latex=_LONG[it.latex], x1=it.x1)
         else:
             out.append(it)
     return out
@@ -165,11 +185,13 @@ def latex_formulas(glyphs: list[Glyph], ruling: Sequence[Ruling], height: float,
                 out += glyphs[piece[0] : piece[-1] + 1]
                 continue
             items = _items(glyphs, piece)
-            inside = _rules_in(rules, items)
+            lines = build_rows(items, _rules_in(rules, items))
             if formula.display:
-                out.append(_glyph(f"$${display_latex(build_rows(items, inside))}$$", items))
-            else:
-                out.append(_glyph(f"${build(items, inside)}$", items))
+                out.append(_glyph(f"$${display_latex(lines)}$$", items))
+            elif len(lines) == 1:
+                out.append(_glyph(f"${row_latex(lines[0])}$", items))
+            else:  # an inline formula is one line: what reads as more is not understood, and stays as it was
+                out += glyphs[piece[0] : piece[-1] + 1]
         replaced[formula.first] = out
         dropped.update(range(formula.first, formula.last))
     if not replaced:

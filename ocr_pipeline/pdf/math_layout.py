@@ -14,6 +14,10 @@ from ocr_pipeline.pdf.math_rows import AXIS, SCRIPT_RATIO, Item, Rule, line_axis
 
 # A stack sits within this many of its symbols' sizes of the rule or operator it belongs to.
 STACK_GAP = 0.9
+# Big delimiters that open and close a matrix, and the matrix each makes; a gap this many sizes wide parts its cells.
+_PAIRS = {"(": ")", "[": "]", "\\{": "\\}", "|": "|", "\\|": "\\|", "\\langle": "\\rangle"}
+_MATRICES = {"(": "pmatrix", "[": "bmatrix", "\\{": "Bmatrix", "|": "vmatrix", "\\|": "Vmatrix"}
+CELL_GAP = 0.8
 # Symbols whose limits a display sets above and below them.
 BIG_OPERATORS = {
     "\\sum", "\\prod", "\\coprod", "\\bigcup", "\\bigcap", "\\bigwedge", "\\bigvee", "\\bigoplus", "\\bigotimes",
@@ -140,12 +144,52 @@ def _widen(items: list[Item], seed: list[Item]) -> list[Item]:
     return out
 
 
+def _grids(items: list[Item]) -> list[Item]:
+    """Lines stacked between a pair of big delimiters (or after a big left brace, with nothing to close it): a
+    binomial, a matrix, cases."""
+    tall = sorted((it for it in items if it.latex in _PAIRS.keys() | _PAIRS.values() and it.y1 - it.y0 > 1.6 * it.size),
+                  key=lambda it: it.x0)  # fmt: skip
+    for left in [it for it in tall if it.latex in _PAIRS]:
+        right = next((it for it in tall if it.x0 > left.x1 and it.latex == _PAIRS[left.latex]
+                      and min(it.y1, left.y1) - max(it.y0, left.y0) > 0.7 * (left.y1 - left.y0)), None)  # fmt: skip
+        if right is None and left.latex != "\\{":
+            continue
+        end = right.x0 if right is not None else float("inf")
+        inner = [it for it in items if left.x1 - 1 <= it.xc <= end + 1 and left.y0 <= it.yc <= left.y1
+                 and it is not left and it is not right]  # fmt: skip
+        lines = rows(inner)
+        if len(lines) < 2:
+            continue
+        cells = [_cells(line) for line in lines]
+        if left.latex == "(" and len(cells) == 2 and all(len(c) == 1 for c in cells):
+            latex = f"\\binom{{{cells[0][0]}}}{{{cells[1][0]}}}"
+        else:
+            env = "cases" if right is None else _MATRICES.get(left.latex, "matrix")
+            body = " \\\\ ".join(" & ".join(c) for c in cells)
+            latex = f"\\begin{{{env}}}{body}\\end{{{env}}}"
+        parts = [left, *inner] + ([right] if right is not None else [])
+        used = set(map(id, parts))
+        items = [it for it in items if id(it) not in used]
+        items.append(_union(latex, parts, left.size, left.yc - AXIS * left.size))
+    return items
+
+
+def _cells(line: list[Item]) -> list[str]:
+    """A matrix line's cells: its symbols cut where a gap wider than the size stands between them."""
+    line = sorted(line, key=lambda it: it.x0)
+    cells: list[list[Item]] = [[]]
+    for it in line:
+        if cells[-1] and it.x0 - max(c.x1 for c in cells[-1]) > CELL_GAP * it.size:
+            cells.append([])
+        cells[-1].append(it)
+    return [row_latex(cell) for cell in cells]
+
+
 def build(items: list[Item], rules: list[Rule]) -> str:
     """LaTeX for a formula's items and rules (rows of a multi-line display joined by `\\\\`)."""
     return " \\\\ ".join(row_latex(line) for line in build_rows(items, rules))
 
 
 def build_rows(items: list[Item], rules: list[Rule]) -> list[list[Item]]:
-    """The formula's lines, each one item list with fractions, radicals and limits already built."""
-    items = _limits(_ruled(items, rules))
-    return rows(items)
+    """The formula's lines, each one item list with fractions, radicals, limits and matrices already built."""
+    return rows(_grids(_limits(_ruled(items, rules))))

@@ -19,7 +19,8 @@ AXIS = 0.25
 _ENDS_IN_COMMAND = re.compile(r"\\[a-zA-Z]+$")
 # Relations a multi-line display is aligned at.
 RELATIONS = {"=", "<", ">", "\\leq", "\\geq", "\\equiv", "\\approx", "\\sim", "\\simeq", "\\cong", "\\neq",
-             "\\to", "\\Rightarrow", "\\Leftrightarrow", "\\in", "\\subset", "\\subseteq", "\\propto"}  # fmt: skip
+             "\\to", "\\longrightarrow", "\\Rightarrow", "\\Leftrightarrow", "\\in", "\\subset", "\\subseteq",
+             "\\propto"}  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pypdfium2 as pdfium
 
 from ocr_pipeline.pdf.glyphs import Glyph
-from ocr_pipeline.pdf.math_latex import latex_formulas, outside_math
+from ocr_pipeline.pdf.math_latex import _items, latex_formulas, outside_math
 from ocr_pipeline.pdf.math_layout import build, build_rows
-from ocr_pipeline.pdf.math_rows import Item, Rule
+from ocr_pipeline.pdf.math_rows import Item, Rule, display_latex
 from ocr_pipeline.pdf.math_symbols import decode_extension, is_math_font, symbol_latex
 from ocr_pipeline.pdf.text_layer import extract_page_text, write_scripts
 from tests.support.math_pdfs import glyph, page, rule, text_line
@@ -173,3 +173,58 @@ def test_inline_formula_and_chemistry_on_a_page() -> None:
     lines = _text(ops).splitlines()
     assert lines[0] == "Ions of Eu 3+ glow"
     assert lines[1] == "and $x^{2}+y$ holds"
+
+
+# --- more structures -------------------------------------------------------------------------------------------
+
+
+def test_binomial_and_matrix_between_big_delimiters() -> None:
+    def big(latex: str, x: float) -> Item:
+        return Item(latex, x, 90, x + 4, 112, 10.0)
+
+    binom = [_it("y", 0, 100), _it("=", 6, 100), big("(", 14), _it("n", 19, 105), _it("k", 19, 95), big(")", 25)]
+    assert build(binom, []) == "y=\\binom{n}{k}"
+    matrix = [big("[", 0), _it("a", 6, 105), _it("b", 20, 105), _it("c", 6, 95), _it("d", 20, 95), big("]", 27)]
+    assert build(matrix, []) == "\\begin{bmatrix}a & b \\\\ c & d\\end{bmatrix}"
+
+
+def test_aligned_display_aligns_at_each_lines_first_relation() -> None:
+    lines = build_rows([_it("a", 0, 100), _it("=", 6, 100), _it("1", 14, 100), _it("b", 0, 80), _it("=", 6, 80)], [])
+    lines[1].append(_it("2", 14, 80))
+    assert display_latex(lines) == "\\begin{aligned}a&=1 \\\\ b&=2\\end{aligned}"
+    assert display_latex([[_it("a", 0, 100)], [_it("b", 0, 80)]]) == "\\begin{gathered}a \\\\ b\\end{gathered}"
+
+
+def test_glyph_runs_read_as_one_symbol() -> None:
+    dots = [_word(0, 100, "x", "CMMI10")[0], *_word(8, 100, "...", "CMMI10"), _word(26, 100, "y", "CMMI10")[0]]
+    arrow = [*_word(0, 80, "f", "CMMI10"), Glyph("\u2212", (6, 78, 12, 88), 10.0, baseline=80, font="CMSY10")]
+    arrow += [Glyph("\u2192", (11.5, 78, 20, 88), 10.0, baseline=80, font="CMSY10"), *_word(21, 80, "g", "CMMI10")]
+    brace = [Glyph("{", (0, 70, 5, 85), 10.0, font="CMEX10"), Glyph("{", (0, 85.5, 5, 100), 10.0, font="CMEX10")]
+    assert [it.latex for it in _items(dots, list(range(len(dots))))] == ["x", "\\ldots", "y"]
+    assert [it.latex for it in _items(arrow, list(range(len(arrow))))] == ["f", "\\longrightarrow", "g"]
+    assert [(it.latex, it.y0, it.y1) for it in _items(brace, [0, 1])] == [("\\{", 70, 100)]
+
+
+def test_letters_of_math_fonts_by_family() -> None:
+    def one(text: str, font: str) -> str:
+        return _items(_word(0, 100, text, font), list(range(len(text))))[0].latex
+
+    assert one("R", "MSBM10") == "\\mathbb{R}" and one("g", "EUFM10") == "\\mathfrak{g}"
+    assert one("C", "LMMathSymbols10-Regular") == "\\mathcal{C}"
+    assert one("\u03c6", "Kp--M-Italic") == "\\phi" and one("\u03c6", "LMMathItalic10-Regular") == "\\varphi"
+    assert one("log", "LibertinusT1Math") == "\\log"  # a Unicode math font's upright letters spell operator names
+    assert one("\U0001d465", "LibertinusT1Math") == "x" and one("\U0001d431", "STIXMath") == "\\mathbf{x}"
+
+
+def test_a_word_broken_at_the_line_end_is_prose() -> None:
+    glyphs = [*_word(0, 100, "x", "CMMI10"), _space(), *_word(10, 100, "+", "CMSY10"), _space()]
+    glyphs += [*_word(20, 100, "y", "CMMI10"), _space(), *_word(30, 100, "Re"), Glyph("\x02", None), Glyph("\n", None)]
+    glyphs += _word(0, 88, "turn")
+    out = "".join(g.text for g in latex_formulas(glyphs, [], 200.0))
+    assert out.startswith("$x+y$ Re")
+
+
+def test_an_inline_formula_read_as_two_lines_stays_as_it_was() -> None:
+    glyphs = [*_word(0, 100, "and"), _space(), *_word(20, 100, "x", "CMMI10"), *_word(25, 100, "=")]
+    glyphs += [*_word(30, 100, "y", "CMMI10"), *_word(30, 85, "z", "CMMI10"), _space(), *_word(45, 100, "so")]
+    assert latex_formulas(glyphs, [], 200.0) == glyphs
