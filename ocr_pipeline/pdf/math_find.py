@@ -12,7 +12,9 @@ prose is inline, cut where it wraps to the next line.
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from ocr_pipeline.pdf.glyphs import Glyph
 from ocr_pipeline.pdf.math_symbols import OPERATOR_NAMES, OPERATORS, is_italic, is_math_font
@@ -23,8 +25,19 @@ WRAP_JUMP = 5.0
 STACK_GAP = 1.5
 # A display starts at least this many sizes right of the text line before it (displays are centred or indented).
 DISPLAY_INDENT = 1.0
-# Symbols of math fonts that prose uses alone (list bullets, degrees): they do not make a formula.
-_PROSE_SYMBOLS = set("\u2022\u00b0\u2218\u25e6\u00b7\u2013\u2014,.;:()[]")
+# What a math font sets that prose uses too (bullets, degrees, dashes, footnote marks) and unmapped glyphs: none of
+# them makes a formula by itself.
+_PROSE_SYMBOLS = set("\u2022\u00b0\u2218\u25e6\u00b7\u2010\u2011\u2012\u2013\u2014\u2217\u2020\u2021\u00a7\ufffd")
+
+
+# Publishers' symbol fonts (Mathematical Pi, Euclid, MT Extra): their keyboard symbols ("=", "+", "<") are set in
+# prose ("p < 0.05"), unlike TeX's math fonts', which only formulas use.
+_SETTERS = re.compile(r"mathpi|math-?pi|euclid|mt-?extra|greekwith|minionmath|bg-maths", re.IGNORECASE)
+
+
+@lru_cache(maxsize=256)
+def _setters_font(name: str) -> bool:
+    return bool(_SETTERS.search(name))
 
 
 @dataclass(frozen=True)
@@ -75,13 +88,23 @@ def _token(glyphs: list[Glyph], start: int, end: int, line: int) -> _Token:
     for g in part:
         in_math = is_math_font(g.font)
         math = math or in_math
-        seed = seed or (in_math and g.text not in _PROSE_SYMBOLS)
+        seed = seed or (in_math and g.text not in _PROSE_SYMBOLS and (not g.text.isascii() or g.text.isalpha()
+                                                                      or not _setters_font(g.font)))  # fmt: skip
         italic = italic and is_italic(g.font)
-        # The text font's letters at full size, words split where anything else stands between ("f(x)": "f x").
-        chars.append(g.text if not in_math and g.size > 0.85 * size and g.text.isalpha() else " ")
-    word = "".join(chars)
-    prose = any(sum(c.islower() for c in w) >= 2 and w not in OPERATOR_NAMES for w in word.split())
-    return _Token(start, end, math, seed, word, italic, size, line, prose)
+        # The text font's letters at full size, words split where anything else stands between ("f(x)": "f x"); a
+        # word a math font's glyph follows at once (through a bracket at most) names a function: "Aff_S", "Coh(P)".
+        if not in_math and g.size > 0.85 * size and g.text.isalpha():
+            chars.append(g.text)
+        elif in_math and chars and chars[-1] not in " (":
+            chars.append("(" if g.text.isalpha() else " ")
+        else:
+            chars.append("(" if g.text == "(" and chars and chars[-1] != " " else " ")
+    words = "".join(chars).replace("(", " ( ").split()
+    named = {w for w, nxt in zip(words, words[1:], strict=False) if nxt == "("}
+    word = " ".join(w for w in words if w != "(")
+    prose = any(sum(c.islower() for c in w) >= 2 and w not in OPERATOR_NAMES and w not in named for w in words)
+    # A word of prose with a math font's symbol on it ("γ-ray") starts no formula.
+    return _Token(start, end, math, seed and not prose, word, italic, size, line, prose)
 
 
 def _tokens(glyphs: list[Glyph]) -> list[_Token]:

@@ -34,7 +34,9 @@ MIN_SYMBOLS = 3
 _DELIMITERS = set("()[]{}|\u2016\u27e8\u27e9\u230a\u230b\u2308\u2309\u2211\u220f\u222b\u221a")
 # Arrows TeX draws long by running a minus (or two) into them.
 _LONG = {"\\to": "\\longrightarrow", "\\longrightarrow": "\\longrightarrow", "\\Rightarrow": "\\Longrightarrow"}
-_INLINE_MATH = re.compile(r"\$\$[^$]+\$\$|\$[^$\s][^$]*\$")
+# Formulas as this module writes them: on one line, an inline one without spaces at its ends (a price, "$25.00", in
+# the text does not start one that runs on to the next "$").
+_INLINE_MATH = re.compile(r"\$\$[^$\n]+\$\$|\$(?!\s)[^$\n]*(?<!\s)\$")
 
 
 class Ruling(Protocol):

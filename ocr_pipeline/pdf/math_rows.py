@@ -97,7 +97,9 @@ def row_latex(items: list[Item], align: bool = False) -> str:
             base, k = it, k + 1
             continue
         group = []
-        while k < len(items) and _script(items[k], base):
+        # A script's own script (m_r in x^{m_r}) may sit level with the base: it goes with the script it belongs to.
+        while k < len(items) and (_script(items[k], base) or group and items[k].size <= SCRIPT_RATIO * group[-1].size
+                                  and _script(items[k], group[-1])):  # fmt: skip
             group.append(items[k])
             k += 1
         sub = [g for g in group if g.yc < base.yc and _script(g, base) == "_"]

@@ -21,7 +21,8 @@ import pypdfium2.raw as pdfium_c
 _MATH_FONT = re.compile(
     r"^(cmmi|cmbsy|cmsy|cmex|msam|msbm|eu[frsx][mb]|rsfs|esint|stmary|lasy|wasy|r?tx(mi|sy|ex|bmi|bsy)|r?px(mi|sy|ex)"
     r"|txmia|ntx(mi|sy|ex)|zxlr)"
-    r"|lmmath|math(?!design)|-mathitalic|mathdesign.*-(symbol|extension)|--m-|mathpi|stix.*math|euclid(math|symbol)",
+    r"|lmmath|math(?!design)|-mathitalic|mathdesign.*-(symbol|extension)|mathdesignsymbol|--m-|mathpi|stix.*math"
+    r"|euclid(math|symbol)",
     re.IGNORECASE,
 )
 # Fonts in TeX's math extension encoding (OMX): big operators and delimiters. Without a ToUnicode map pdfium reports
@@ -171,9 +172,12 @@ _BOLD = re.compile(r"bold|medi|black|heavy|semibold|demi|-b\b|bx", re.IGNORECASE
 _ITALIC = re.compile(r"ital|oblique|-it\b|\bit\b|-i\b", re.IGNORECASE)
 # Letter styles of math fonts: blackboard bold, Fraktur, calligraphic capitals (TeX's symbol fonts hold those).
 _STYLED = (
-    (re.compile(r"msbm|bbold|doublestroke|blackboard", re.IGNORECASE), "\\mathbb"),
+    (re.compile(r"msbm|bbold|doublestroke|blackboard|mathdesignsymbola", re.IGNORECASE), "\\mathbb"),
     (re.compile(r"eufm|eufb|fraktur", re.IGNORECASE), "\\mathfrak"),
-    (re.compile(r"cmsy|cmbsy|eusm|eusb|rsfs|symbols|txsy|pxsy|-sy-|calligraph|script", re.IGNORECASE), "\\mathcal"),
+    (
+        re.compile(r"cmsy|cmbsy|eusm|eusb|rsfs|symbols|-symbol-|txsy|pxsy|-sy-|calligraph|script", re.IGNORECASE),
+        "\\mathcal",
+    ),
 )
 # Math fonts whose letters are variables (one symbol each).
 _VARIABLES = re.compile(r"cmmi|mathitalic|rtxb?mi|txmia|ntxmi|pxmi|--m-(medium)?italic|eur[mb]|zxlr", re.IGNORECASE)
