@@ -30,6 +30,7 @@ DISPLAY_INDENT = 1.0
 _PROSE_SYMBOLS = set("\u2022\u00b0\u2218\u25e6\u00b7\u2010\u2011\u2012\u2013\u2014\u2217\u2020\u2021\u00a7\ufffd")
 
 
+_GREEK_LOWER = re.compile("[\u03b1-\u03c9\u03d1\u03d5\u03f5]$")
 # Publishers' symbol fonts (Mathematical Pi, Euclid, MT Extra): their keyboard symbols ("=", "+", "<") are set in
 # prose ("p < 0.05"), unlike TeX's math fonts', which only formulas use.
 _SETTERS = re.compile(r"mathpi|math-?pi|euclid|mt-?extra|greekwith|minionmath|bg-maths", re.IGNORECASE)
@@ -103,6 +104,11 @@ def _token(glyphs: list[Glyph], start: int, end: int, line: int) -> _Token:
     named = {w for w, nxt in zip(words, words[1:], strict=False) if nxt == "("}
     word = " ".join(w for w in words if w != "(")
     prose = any(sum(c.islower() for c in w) >= 2 and w not in OPERATOR_NAMES and w not in named for w in words)
+    # A Greek letter closing a name of capitals in the text font ("IFNγ", "TNFα", "ERβ") is part of the name.
+    tail = part[-1]
+    if (len(part) >= 3 and is_math_font(tail.font) and _GREEK_LOWER.match(tail.text) and tail.size > 0.85 * size
+            and all(g.text.isupper() and not is_math_font(g.font) for g in part[:-1])):  # fmt: skip
+        seed = False
     # A word of prose with a math font's symbol on it ("γ-ray") starts no formula.
     return _Token(start, end, math, seed and not prose, word, italic, size, line, prose)
 

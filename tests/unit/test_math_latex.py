@@ -228,3 +228,10 @@ def test_an_inline_formula_read_as_two_lines_stays_as_it_was() -> None:
     glyphs = [*_word(0, 100, "and"), _space(), *_word(20, 100, "x", "CMMI10"), *_word(25, 100, "=")]
     glyphs += [*_word(30, 100, "y", "CMMI10"), *_word(30, 85, "z", "CMMI10"), _space(), *_word(45, 100, "so")]
     assert latex_formulas(glyphs, [], 200.0) == glyphs
+
+
+def test_names_and_prose_with_a_math_symbol_start_no_formula() -> None:
+    glyphs = [*_word(0, 100, "IFN"), *_word(15, 100, "\u03b3", "MinionMathItalic"), _space(), *_word(25, 100, "rose")]
+    glyphs += [_space(), *_word(50, 100, "high"), *_word(70, 100, "\u2010", "MathematicalPi-One")]
+    glyphs += [*_word(75, 100, "impact"), _space(), *_word(110, 100, "MOUSSA"), *_word(140, 100, "\u2217", "CMSY10")]
+    assert latex_formulas(glyphs, [], 200.0) == glyphs
