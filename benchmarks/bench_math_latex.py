@@ -10,6 +10,8 @@ olmOCR-Bench math test (type "math", the LaTeX without its delimiters). Every pa
 looks for a formula in the page's Markdown (`$..$`, `$$..$$`, `\\(..\\)`, `\\[..\\]`) that renders the same symbols
 with the same neighbours. A reference KaTeX cannot render (`\\ce`, say) is counted "not loadable" and left out of the
 rate. Prints pass rates for display and inline formulas and the seconds a page took (page rows and engine).
+`--inline all|none` overrides which inline formulas the engine writes as LaTeX (`math_latex.INLINE`), to measure
+what the product's setting ("stacked": only those plain text cannot hold) leaves out.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 
 from benchmarks.bench_olmo_history import score
 from ocr_pipeline.engines.cpu import CpuEngine
+from ocr_pipeline.pdf import math_latex
 from ocr_pipeline.pdf.page_rows import document_pages
 from ocr_pipeline.records import PageInput
 
@@ -80,10 +83,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--olmocr-python", default=sys.executable)
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     ap.add_argument("--failures", action="store_true", help="list the failing test ids")
+    ap.add_argument("--inline", choices=("stacked", "all", "none"), default=math_latex.INLINE,
+                    help="which inline formulas the engine writes as LaTeX (the product's setting by default)")  # fmt: skip
     args = ap.parse_args(argv)
+    math_latex.INLINE = args.inline
     pdfs = sorted((args.data / "pdfs").glob("*.pdf"))[: args.limit]
     seconds = run_pages(CpuEngine(), pdfs, args.out / "md")
-    print(f"pages: {len(pdfs)}; seconds a page (page rows + engine): {statistics.fmean(seconds):.3f}")
+    print(
+        f"pages: {len(pdfs)}; inline formulas as LaTeX: {args.inline}; seconds a page: {statistics.fmean(seconds):.3f}"
+    )
     print("| formulas | tests | passed | rate | not loadable |")
     print("|---|---:|---:|---:|---:|")
     for kind in KINDS:

@@ -29,6 +29,12 @@ from ocr_pipeline.pdf.math_symbols import (
     symbol_latex,
 )
 
+# Which inline formulas are written as LaTeX: "stacked" ones only (a fraction, a radical, a binomial or matrix: plain
+# text cannot hold them), "all", or "none". A formula inside a sentence with only scripts and symbols reads as the
+# pdftotext convention writes it ("x i", "Eu 3+"), which is also how olmOCR-Bench's multi-column ground truth
+# writes such formulas: in LaTeX they cost 10 of its 552 tests (benchmarks/README.md).
+INLINE = "stacked"
+_STACKED = re.compile(r"\\(frac|sqrt|binom|begin|overline)\b")
 # An inline formula is written as LaTeX only when it holds at least this many glyphs (a lone "x" or "α" stays as it is).
 MIN_SYMBOLS = 3
 _DELIMITERS = set("()[]{}|\u2016\u27e8\u27e9\u230a\u230b\u2308\u2309\u2211\u220f\u222b\u221a")
@@ -166,9 +172,10 @@ def _glyph(latex: str, items: list[Item]) -> Glyph:
     return Glyph(latex, box, size, baseline=bases[0] if bases else None)
 
 
-def latex_formulas(glyphs: list[Glyph], ruling: Sequence[Ruling], height: float, inline: bool = True) -> list[Glyph]:
-    """The glyphs with each formula's glyphs replaced by one glyph holding its LaTeX (`$$..$$` or `$..$`);
-    `ruling` holds the page's drawn lines, y growing downwards from the top of a page `height` high."""
+def latex_formulas(glyphs: list[Glyph], ruling: Sequence[Ruling], height: float) -> list[Glyph]:
+    """The glyphs with each display's glyphs replaced by one glyph holding its LaTeX (`$$..$$`), and each inline
+    formula's that plain text cannot hold (`$..$`, see INLINE); `ruling` holds the page's drawn lines, y growing
+    downwards from the top of a page `height` high."""
     if not any(g.box is not None and is_math_font(g.font) for g in glyphs):
         return glyphs
     # Fraction bars and radicals' rules: thin horizontal lines, turned into the glyphs' space (y up).
@@ -182,7 +189,7 @@ def latex_formulas(glyphs: list[Glyph], ruling: Sequence[Ruling], height: float,
             if n:  # the spaces and line ends between two pieces
                 out += [g for g in glyphs[pieces[n - 1][-1] + 1 : piece[0]] if g.box is None]
             if not formula.display and (
-                not inline or len(piece) < MIN_SYMBOLS or not any(is_math_font(glyphs[k].font) for k in piece)
+                len(piece) < MIN_SYMBOLS or not any(is_math_font(glyphs[k].font) for k in piece)
             ):
                 out += glyphs[piece[0] : piece[-1] + 1]
                 continue
@@ -190,9 +197,13 @@ def latex_formulas(glyphs: list[Glyph], ruling: Sequence[Ruling], height: float,
             lines = build_rows(items, _rules_in(rules, items))
             if formula.display:
                 out.append(_glyph(f"$${display_latex(lines)}$$", items))
-            elif len(lines) == 1:
-                out.append(_glyph(f"${row_latex(lines[0])}$", items))
-            else:  # an inline formula is one line: what reads as more is not understood, and stays as it was
+                continue
+            latex = (
+                row_latex(lines[0]) if len(lines) == 1 else ""
+            )  # an inline formula read as two lines: not understood
+            if latex and (INLINE == "all" or INLINE == "stacked" and _STACKED.search(latex)):
+                out.append(_glyph(f"${latex}$", items))
+            else:
                 out += glyphs[piece[0] : piece[-1] + 1]
         replaced[formula.first] = out
         dropped.update(range(formula.first, formula.last))

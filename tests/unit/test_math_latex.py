@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pypdfium2 as pdfium
+import pytest
 
+from ocr_pipeline.pdf import math_latex
 from ocr_pipeline.pdf.glyphs import Glyph
 from ocr_pipeline.pdf.math_latex import _items, latex_formulas, outside_math
 from ocr_pipeline.pdf.math_layout import build, build_rows
@@ -106,14 +108,16 @@ def test_symbols_and_accents_as_commands() -> None:
 
 
 def _word(x: float, y: float, text: str, font: str = "Times-Roman", size: float = 10.0) -> list[Glyph]:
-    return [Glyph(c, (x + 5 * k, y - 2, x + 5 * k + 5, y + 8), size, baseline=y, font=font) for k, c in enumerate(text)]
+    boxes = [(x + 5 * k, y - 0.2 * size, x + 5 * k + 5, y + 0.8 * size) for k in range(len(text))]
+    return [Glyph(c, box, size, baseline=y, font=font) for c, box in zip(text, boxes, strict=True)]
 
 
 def _space() -> Glyph:
     return Glyph(" ", None)
 
 
-def test_inline_formula_in_prose_and_prose_left_alone() -> None:
+def test_inline_formula_in_prose_and_prose_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(math_latex, "INLINE", "all")
     glyphs = [*_word(0, 100, "with"), _space(), *_word(25, 100, "x", "CMMI10"), *_word(30, 104, "2", size=7)]
     glyphs += [
         _space(),
@@ -166,7 +170,8 @@ def test_display_sum_with_limits_and_a_radical() -> None:
     assert "$$\\sum_{i=1}^{n}\\sqrt{x_{i}}$$" in _text(ops).splitlines()
 
 
-def test_inline_formula_and_chemistry_on_a_page() -> None:
+def test_inline_formula_and_chemistry_on_a_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(math_latex, "INLINE", "all")
     ops = text_line(20, 250, "Ions of Eu") + glyph("T", 7, 70, 254, "3+") + text_line(82, 250, "glow")
     ops += text_line(20, 230, "and") + glyph("M", 10, 40, 230, "x") + glyph("T", 7, 45, 234, "2")
     ops += glyph("T", 10, 52, 230, "+") + glyph("M", 10, 60, 230, "y") + text_line(70, 230, "holds")
@@ -216,7 +221,8 @@ def test_letters_of_math_fonts_by_family() -> None:
     assert one("\U0001d465", "LibertinusT1Math") == "x" and one("\U0001d431", "STIXMath") == "\\mathbf{x}"
 
 
-def test_a_word_broken_at_the_line_end_is_prose() -> None:
+def test_a_word_broken_at_the_line_end_is_prose(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(math_latex, "INLINE", "all")
     glyphs = [*_word(0, 100, "x", "CMMI10"), _space(), *_word(10, 100, "+", "CMSY10"), _space()]
     glyphs += [*_word(20, 100, "y", "CMMI10"), _space(), *_word(30, 100, "Re"), Glyph("\x02", None), Glyph("\n", None)]
     glyphs += _word(0, 88, "turn")
@@ -235,3 +241,21 @@ def test_names_and_prose_with_a_math_symbol_start_no_formula() -> None:
     glyphs += [_space(), *_word(50, 100, "high"), *_word(70, 100, "\u2010", "MathematicalPi-One")]
     glyphs += [*_word(75, 100, "impact"), _space(), *_word(110, 100, "MOUSSA"), *_word(140, 100, "\u2217", "CMSY10")]
     assert latex_formulas(glyphs, [], 200.0) == glyphs
+
+
+def test_inline_formulas_as_latex_only_when_plain_text_cannot_hold_them() -> None:
+    # By default a formula inside a sentence stays as pdftotext writes it unless it stacks (a fraction here).
+    glyphs = [*_word(0, 100, "with"), _space(), *_word(25, 100, "x", "CMMI10"), *_word(30, 104, "2", size=7)]
+    glyphs += [
+        _space(),
+        *_word(40, 100, "+"),
+        _space(),
+        *_word(50, 100, "y", "CMMI10"),
+        _space(),
+        *_word(60, 100, "so"),
+    ]
+    glyphs += [_space(), *_word(80, 100, "a", "CMMI10"), _space(), *_word(88, 100, "=", "CMR10"), _space()]
+    glyphs += [*_word(96, 105, "1", size=7), *_word(96, 96, "n", "CMMI10", 7), _space(), *_word(110, 100, "holds")]
+    bar = Rule(95, 200 - 101, 102, 200 - 100.5)  # as table_html gives rules: y grows downwards
+    out = latex_formulas(glyphs, [bar], 200.0)
+    assert "".join(g.text for g in out) == "with x2 + y so $a=\\frac{1}{n}$ holds"
