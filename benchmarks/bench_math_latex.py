@@ -83,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--olmocr-python", default=sys.executable)
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     ap.add_argument("--failures", action="store_true", help="list the failing test ids")
-    ap.add_argument("--inline", choices=("stacked", "all", "none"), default=math_latex.INLINE,
-                    help="which inline formulas the engine writes as LaTeX (the product's setting by default)")  # fmt: skip
+    inline_help = "which inline formulas the engine writes as LaTeX (by default the product's setting)"
+    ap.add_argument("--inline", choices=("stacked", "all", "none"), default=math_latex.INLINE, help=inline_help)
     args = ap.parse_args(argv)
     math_latex.INLINE = args.inline
     pdfs = sorted((args.data / "pdfs").glob("*.pdf"))[: args.limit]
