@@ -30,6 +30,7 @@ DISPLAY_INDENT = 1.0
 _PROSE_SYMBOLS = set("\u2022\u00b0\u2218\u25e6\u00b7\u2010\u2011\u2012\u2013\u2014\u2217\u2020\u2021\u00a7\ufffd")
 
 
+_RELATIONS = set("=<>\u2264\u2265\u2260\u2248\u2261")
 _GREEK_LOWER = re.compile("[\u03b1-\u03c9\u03d1\u03d5\u03f5]$")
 # Publishers' symbol fonts (Mathematical Pi, Euclid, MT Extra): their keyboard symbols ("=", "+", "<") are set in
 # prose ("p < 0.05"), unlike TeX's math fonts', which only formulas use.
@@ -91,7 +92,7 @@ def _token(glyphs: list[Glyph], start: int, end: int, line: int) -> _Token:
         math = math or in_math
         seed = seed or (in_math and g.text not in _PROSE_SYMBOLS and (not g.text.isascii() or g.text.isalpha()
                                                                       or not _setters_font(g.font)))  # fmt: skip
-        italic = italic and is_italic(g.font)
+        italic = italic and (is_italic(g.font) or not g.text.isalpha())  # its letters are all italic
         # The text font's letters at full size, words split where anything else stands between ("f(x)": "f x"); a
         # word a math font's glyph follows at once (through a bracket at most) names a function: "Aff_S", "Coh(P)".
         if not in_math and g.size > 0.85 * size and g.text.isalpha():
@@ -103,7 +104,10 @@ def _token(glyphs: list[Glyph], start: int, end: int, line: int) -> _Token:
     words = "".join(chars).replace("(", " ( ").split()
     named = {w for w, nxt in zip(words, words[1:], strict=False) if nxt == "("}
     word = " ".join(w for w in words if w != "(")
-    prose = any(sum(c.islower() for c in w) >= 2 and w not in OPERATOR_NAMES and w not in named for w in words)
+    # Italic words of up to three letters are products of variables in fonts that set math letters in the text's
+    # italic (txfonts: "ax"); emphasis is longer.
+    prose = any(sum(c.islower() for c in w) >= 2 and w not in OPERATOR_NAMES and w not in named
+                and (len(w) > 3 or not italic) for w in words)  # fmt: skip
     # A Greek letter closing a name of capitals in the text font ("IFNγ", "TNFα", "ERβ") is part of the name.
     tail = part[-1]
     if (len(part) >= 3 and is_math_font(tail.font) and _GREEK_LOWER.match(tail.text) and tail.size > 0.85 * size
@@ -175,8 +179,14 @@ def _lines(glyphs: list[Glyph], tokens: list[_Token]) -> list[_Line]:
     for k in range(1, len(tokens) + 1):
         if k == len(tokens) or tokens[k].line != tokens[first].line:
             part = tokens[first:k]
-            out.append(_Line(first, k - 1, _box(glyphs, part), max(t.size for t in part),
-                             any(t.prose for t in part), any(t.seed for t in part)))  # fmt: skip
+            # A line of italic letters and operators is a formula even without a math font (txfonts' letters are
+            # the text's italic; its "+" and "=" the text's).
+            variables = any(t.italic and t.word.strip() for t in part)
+            relation = any(g.text in _RELATIONS for t in part for g in glyphs[t.start : t.end])
+            seed = any(t.seed for t in part) or variables and relation
+            out.append(
+                _Line(first, k - 1, _box(glyphs, part), max(t.size for t in part), any(t.prose for t in part), seed)
+            )
             first = k
     return out
 

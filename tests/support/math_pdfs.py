@@ -7,9 +7,10 @@ at chosen sizes and baselines, fraction bars and radical rules as thin filled re
 
 from __future__ import annotations
 
-# Fonts of every page: text (Times), math italic, math symbols, math extension. A ToUnicode map gives the math
-# italic and symbol fonts' codes 0xe1, 0xe2, ... the meanings pdfTeX's fonts carry (alpha, beta; radical, minus).
-FONTS = {"T": "Times-Roman", "M": "CMMI10", "S": "CMSY10", "E": "CMEX10", "B": "Times-Bold"}
+# Fonts of every page: text (Times roman, bold, italic), math italic, math symbols, math extension. A ToUnicode map
+# gives the math italic and symbol fonts' codes 0xe1, 0xe2, ... the meanings pdfTeX's fonts carry (alpha, beta;
+# radical, minus).
+FONTS = {"T": "Times-Roman", "M": "CMMI10", "S": "CMSY10", "E": "CMEX10", "B": "Times-Bold", "I": "Times-Italic"}
 _UNICODE = {"CMMI10": "\u03b1\u03b2\u03c0\u03b8", "CMSY10": "\u221a\u2212"}
 
 

@@ -259,3 +259,14 @@ def test_inline_formulas_as_latex_only_when_plain_text_cannot_hold_them() -> Non
     bar = Rule(95, 200 - 101, 102, 200 - 100.5)  # as table_html gives rules: y grows downwards
     out = latex_formulas(glyphs, [bar], 200.0)
     assert "".join(g.text for g in out) == "with x2 + y so $a=\\frac{1}{n}$ holds"
+
+
+def test_a_display_of_italic_text_letters_and_operators() -> None:
+    # txfonts sets math letters in the text's italic and "+", "=" in the text font: the line is still a display, on
+    # a page with a math font (an alpha in the prose here); a page without any holds no formulas.
+    ops = text_line(20, 250, "Words before the display.") + text_line(20, 236, "More words before")
+    ops += glyph("M", 10, 110, 236, "\xe1")
+    ops += glyph("I", 10, 150, 200, "ax") + glyph("T", 7, 160, 204, "2") + glyph("T", 10, 166, 200, "+")
+    ops += glyph("T", 10, 174, 200, "1") + glyph("T", 10, 182, 200, "=") + glyph("I", 10, 190, 200, "y")
+    ops += glyph("T", 7, 195, 204, "2") + text_line(20, 170, "Words after the display.")
+    assert "$$ax^{2}+1=y^{2}$$" in _text(ops).splitlines()
