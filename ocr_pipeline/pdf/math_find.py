@@ -104,10 +104,11 @@ def _token(glyphs: list[Glyph], start: int, end: int, line: int) -> _Token:
     words = "".join(chars).replace("(", " ( ").split()
     named = {w for w, nxt in zip(words, words[1:], strict=False) if nxt == "("}
     word = " ".join(w for w in words if w != "(")
-    # Italic words of up to three letters are products of variables in fonts that set math letters in the text's
-    # italic (txfonts: "ax"); emphasis is longer.
+    # Italic letters are variables where math letters are set in the text's italic (txfonts: "ax", "ds"): a short
+    # word needs two upright lower-case letters to be prose; emphasis is longer.
+    upright = "".join(g.text for g in part if g.text.islower() and not is_italic(g.font))
     prose = any(sum(c.islower() for c in w) >= 2 and w not in OPERATOR_NAMES and w not in named
-                and (len(w) > 3 or not italic) for w in words)  # fmt: skip
+                and (len(w) > 3 or sum(c in upright for c in w) >= 2) for w in words)  # fmt: skip
     # A Greek letter closing a name of capitals in the text font ("IFNγ", "TNFα", "ERβ") is part of the name.
     tail = part[-1]
     if (len(part) >= 3 and is_math_font(tail.font) and _GREEK_LOWER.match(tail.text) and tail.size > 0.85 * size
@@ -171,6 +172,8 @@ class _Line:
     size: float
     prose: bool
     seed: bool
+    variables: bool  # italic letters of the text font
+    relation: bool
 
 
 def _lines(glyphs: list[Glyph], tokens: list[_Token]) -> list[_Line]:
@@ -179,14 +182,13 @@ def _lines(glyphs: list[Glyph], tokens: list[_Token]) -> list[_Line]:
     for k in range(1, len(tokens) + 1):
         if k == len(tokens) or tokens[k].line != tokens[first].line:
             part = tokens[first:k]
-            # A line of italic letters and operators is a formula even without a math font (txfonts' letters are
+            # Lines of italic letters and relations are a formula even without a math font (txfonts' letters are
             # the text's italic; its "+" and "=" the text's).
             variables = any(t.italic and t.word.strip() for t in part)
             relation = any(g.text in _RELATIONS for t in part for g in glyphs[t.start : t.end])
-            seed = any(t.seed for t in part) or variables and relation
-            out.append(
-                _Line(first, k - 1, _box(glyphs, part), max(t.size for t in part), any(t.prose for t in part), seed)
-            )
+            seed = any(t.seed for t in part)
+            out.append(_Line(first, k - 1, _box(glyphs, part), max(t.size for t in part), any(t.prose for t in part),
+                             seed, variables, relation))  # fmt: skip
             first = k
     return out
 
@@ -202,14 +204,14 @@ def _display_blocks(glyphs: list[Glyph], tokens: list[_Token]) -> list[tuple[int
         if lines[k].prose:
             k += 1
             continue
-        j, box, seed = k, lines[k].box, lines[k].seed
+        j, box = k, lines[k].box
         while j + 1 < len(lines) and not lines[j + 1].prose:
             nxt, size = lines[j + 1].box, lines[j + 1].size
             if nxt[3] < box[1] - STACK_GAP * size or nxt[1] > box[3] + STACK_GAP * size:  # not stacked on the block
                 break
             j, box = j + 1, (min(box[0], nxt[0]), min(box[1], nxt[1]), max(box[2], nxt[2]), max(box[3], nxt[3]))
-            seed = seed or lines[j].seed
-        if seed:
+        block = lines[k : j + 1]
+        if any(ln.seed for ln in block) or any(ln.variables for ln in block) and any(ln.relation for ln in block):
             size = max(line.size for line in lines[k : j + 1])
             around = [lines[n].box for n in (k - 1, j + 1) if 0 <= n < len(lines)]
             at = bisect.bisect_left(prose, k)
