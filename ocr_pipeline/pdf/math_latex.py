@@ -188,8 +188,11 @@ def latex_formulas(glyphs: list[Glyph], ruling: Sequence[Ruling], height: float)
         for n, piece in enumerate(pieces):
             if n:  # the spaces and line ends between two pieces
                 out += [g for g in glyphs[pieces[n - 1][-1] + 1 : piece[0]] if g.box is None]
+            # An inline formula of digits and punctuation alone (a footnote mark after a number) is no formula.
             if not formula.display and (
-                len(piece) < MIN_SYMBOLS or not any(is_math_font(glyphs[k].font) for k in piece)
+                len(piece) < MIN_SYMBOLS
+                or not any(is_math_font(glyphs[k].font) for k in piece)
+                or all(glyphs[k].text.isascii() and not glyphs[k].text.isalpha() for k in piece)
             ):
                 out += glyphs[piece[0] : piece[-1] + 1]
                 continue
