@@ -75,7 +75,8 @@ class _Token:
     start: int
     end: int  # exclusive
     math: bool  # holds a math font's glyph
-    seed: bool  # holds a math font's glyph that prose does not use alone
+    seed: bool  # holds a math font's glyph that prose does not use alone, and no prose
+    symbol: bool  # holds a math font's glyph that prose does not use alone
     word: str  # the text font's letters at the token's full size
     italic: bool
     size: float
@@ -115,7 +116,7 @@ def _token(glyphs: list[Glyph], start: int, end: int, line: int) -> _Token:
             and all(g.text.isupper() and not is_math_font(g.font) for g in part[:-1])):  # fmt: skip
         seed = False
     # A word of prose with a math font's symbol on it ("γ-ray") starts no formula.
-    return _Token(start, end, math, seed and not prose, word, italic, size, line, prose)
+    return _Token(start, end, math, seed and not prose, seed, word, italic, size, line, prose)
 
 
 def _tokens(glyphs: list[Glyph]) -> list[_Token]:
@@ -131,7 +132,11 @@ def _tokens(glyphs: list[Glyph]) -> list[_Token]:
             out.append(replace(token, prose=True) if g.text in "\x02\ufffe" and token.word.strip() else token)
             start = None
         line += g.text == "\n"
-    return out
+    # Words set small on a line of bigger text are scripts ("def" over "=", "mean" under "r"), not prose.
+    biggest: dict[int, float] = {}
+    for t in out:
+        biggest[t.line] = max(biggest.get(t.line, 0.0), t.size)
+    return [replace(t, prose=False, seed=t.symbol) if t.prose and t.size <= 0.85 * biggest[t.line] else t for t in out]
 
 
 def _joins(tok: _Token, size: float, glyphs: list[Glyph], near: _Token, far: _Token | None, forward: bool) -> bool:

@@ -151,6 +151,8 @@ def _joined(items: list[Item]) -> list[Item]:
             out[-1] = replace(out[-1], latex="\\lim" + it.latex[1:], x1=it.x1)
         elif it.latex in _LONG and out and out[-1].latex == "-" and it.x0 - out[-1].x1 < 0.1 * it.size:
             out[-1] = replace(out[-1], latex=_LONG[it.latex], x1=it.x1)
+            while len(out) > 1 and out[-2].latex == "-" and out[-1].x0 - out[-2].x1 < 0.1 * it.size:
+                out[-2:] = [replace(out[-1], x0=out[-2].x0)]  # an arrow drawn longer still, from several minus signs
         else:
             out.append(it)
     return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ocr_pipeline.pdf.math_rows import AXIS, SCRIPT_RATIO, Item, Rule, line_axis, row_latex, rows
+from ocr_pipeline.pdf.math_rows import AXIS, RELATIONS, SCRIPT_RATIO, Item, Rule, line_axis, row_latex, rows
 
 # A stack sits within this many of its symbols' sizes of the rule or operator it belongs to.
 STACK_GAP = 0.9
@@ -110,20 +110,44 @@ def _ruled(items: list[Item], rules: list[Rule]) -> list[Item]:
 
 
 def _limits(items: list[Item]) -> list[Item]:
-    """Big operators with stacks above or below them: limits (\\sum_{i=1}^{n})."""
-    for op in [it for it in items if it.latex in BIG_OPERATORS]:
+    """Big operators with stacks above or below them: limits (\\sum_{i=1}^{n}); a relation or arrow with small
+    symbols over or under it: \\overset, \\underset."""
+    for op in [it for it in items if it.latex in BIG_OPERATORS or it.latex in RELATIONS]:
         rest = [it for it in items if it is not op and it.size < op.size * 1.2]
-        over = [it for it in _stack(rest, op.x0, op.x1, op.y1, above=True) if it.size <= SCRIPT_RATIO * op.size]
-        under = [it for it in _stack(rest, op.x0, op.x1, op.y0, above=False) if it.size <= SCRIPT_RATIO * op.size]
-        over, under = _widen(rest, over), _widen(rest, under)
+        top, bottom = op.y1, op.y0
+        if op.latex in RELATIONS and op.base is not None:  # a relation's ink is a thin band around the axis
+            top, bottom = op.base + 2 * AXIS * op.size, op.base
+        over = [it for it in _stack(rest, op.x0, op.x1, top, above=True) if it.size <= SCRIPT_RATIO * op.size]
+        under = [it for it in _stack(rest, op.x0, op.x1, bottom, above=False) if it.size <= SCRIPT_RATIO * op.size]
+        small = [it for it in rest if it.size <= SCRIPT_RATIO * op.size]
+        over, under = _widen(small, over), _widen(small, under)
+        if op.latex in RELATIONS:  # what is set over a relation is centred on it: a script before it is not
+            over, under = _centred(over, op), _centred(under, op)
         if not over and not under:
             continue
-        latex = op.latex + (f"_{{{build(under, [])}}}" if under else "") + (f"^{{{build(over, [])}}}" if over else "")
+        if op.latex in RELATIONS:
+            latex = f"\\overset{{{build(over, [])}}}{{{op.latex}}}" if over else op.latex
+            latex = f"\\underset{{{build(under, [])}}}{{{latex}}}" if under else latex
+        else:
+            latex = (
+                op.latex + (f"_{{{build(under, [])}}}" if under else "") + (f"^{{{build(over, [])}}}" if over else "")
+            )
         used = {id(op), *map(id, over), *map(id, under)}
         items = [it for it in items if id(it) not in used]
         base = op.base if op.base is not None else op.yc - AXIS * op.size  # the operator stays on its line's axis
         items.append(_union(latex, [op, *over, *under], op.size, base))
     return items
+
+
+def _centred(group: list[Item], op: Item) -> list[Item]:
+    """`group` less its outermost symbols until it is centred over `op`."""
+    group = sorted(group, key=lambda it: it.x0)
+    while len(group) > 1:
+        middle = (group[0].x0 + group[-1].x1) / 2
+        if abs(middle - op.xc) <= 0.2 * op.size:
+            break
+        group = group[1:] if middle < op.xc else group[:-1]
+    return group
 
 
 def _widen(items: list[Item], seed: list[Item]) -> list[Item]:

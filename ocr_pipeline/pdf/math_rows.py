@@ -141,6 +141,7 @@ def rows(items: list[Item]) -> list[list[Item]]:
 def display_latex(lines: list[list[Item]]) -> str:
     """A display's lines: one as it is; several as one aligned display, aligned at each line's first relation when
     every line has one (a display of one line each, stacked, reads the same)."""
+    lines = [line for line in lines if any(it.latex for it in line)] or lines
     if len(lines) == 1:
         return row_latex(lines[0])
     if all(any(it.latex in RELATIONS for it in line) for line in lines):

@@ -46,6 +46,8 @@ _OMS = (
     "\u224d\u2261\u2286\u2287\u2264\u2265\u2aaf\u2ab0\u223c\u2248\u2282\u2283\u226a\u226b\u227a\u227b"
     "\u2032\u221e\u2208\u220b\u25b3\u25bd\u0338\u21a6\u2200\u2203"
 )
+_PIECES = dict(zip([chr(c) for c in range(0x239B, 0x23AE)], "((()))[[[]]]{{{{}}}", strict=True))
+_EXTRA_SYMBOLS = re.compile(r"txsyc|pxsyc|--m-syc", re.IGNORECASE)
 # The LaTeX KaTeX renders for a symbol pdfium reports (letters, digits and plain ASCII stand for themselves): pairs
 # of a character and its command, then the characters that look alike (minus signs, dots, micro and ohm) by code.
 _GREEK = (
@@ -65,7 +67,8 @@ _TABLE = r"""
 ⊗ \otimes  ⊙ \odot  … \ldots  ⋯ \cdots  ⋮ \vdots  ⋱ \ddots  ⌊ \lfloor  ⌋ \rfloor  ⌈ \lceil  ⌉ \rceil
 ⊢ \vdash  ⊨ \models  † \dagger  ‡ \ddagger  ⋆ \star  ∖ \setminus  ∠ \angle  △ \triangle  □ \square
 ⇀ \rightharpoonup  ↽ \leftharpoondown  ⇌ \rightleftharpoons  ⇋ \leftrightharpoons  ∷ ::  ⊖ \ominus
-⊘ \oslash  ∴ \therefore  ∵ \because  ⋄ \diamond  ◯ \bigcirc  ≍ \asymp  ⇑ \Uparrow  ⇓ \Downarrow
+⊘ \oslash  ∬ \iint  ∭ \iiint  〈 \langle  〉 \rangle  ∴ \therefore  ∵ \because  ⋄ \diamond  ◯ \bigcirc
+≍ \asymp  ⇑ \Uparrow  ⇓ \Downarrow
 ↗ \nearrow  ↘ \searrow  ↖ \nwarrow  ↙ \swarrow  ▽ \triangledown  ⊓ \sqcap  ⊔ \sqcup  ⊎ \uplus  ≀ \wr
 ≢ \not\equiv  ≰ \nleq  ≱ \ngeq  ⊄ \not\subset  ⟶ \longrightarrow  ⟵ \longleftarrow  ⟹ \Longrightarrow
 ⟺ \Longleftrightarrow  ↪ \hookrightarrow  ↩ \hookleftarrow  ° ^{\circ}
@@ -129,8 +132,14 @@ def _symbol_font(name: str) -> bool:
 def decode_extension(name: str, ch: str) -> str:
     """A character of a TeX math font that pdfium could not map (it reports the code): the symbol it draws. Extension
     fonts (OMX) hold nothing but symbols; symbol fonts (OMS) hold letters too, so only codes no letter has count."""
-    if len(ch) != 1 or ord(ch) >= 0x80:
+    if len(ch) != 1:
         return ch
+    if ch in _PIECES:  # a big delimiter's pieces, where the font maps them (top, middle, bottom of a brace)
+        return _PIECES[ch]
+    if ord(ch) >= 0x80:
+        return ch
+    if ch == "," and _EXTRA_SYMBOLS.search(name):  # txfonts' and kpfonts' extra symbols: its comma code is "≠"
+        return "\u2260"
     if is_extension_font(name):
         return _OMX[ord(ch)]
     if (ord(ch) < 0x20 or ch.isdigit()) and _symbol_font(name):

@@ -270,3 +270,14 @@ def test_a_display_of_italic_text_letters_and_operators() -> None:
     ops += glyph("T", 10, 174, 200, "1") + glyph("T", 10, 182, 200, "=") + glyph("I", 10, 190, 200, "y")
     ops += glyph("T", 7, 195, 204, "2") + text_line(20, 170, "Words after the display.")
     assert "$$ax^{2}+1=y^{2}$$" in _text(ops).splitlines()
+
+
+def test_small_symbols_over_a_relation_and_script_words() -> None:
+    items = [_it("R", 0, 100), _it("2", 6, 104, 7), _it("\\mathrm{def}", 11, 107, 7, 9), _it("=", 12, 100, 10, 7)]
+    items.append(_it("x", 22, 100))
+    assert build(items, []) == "R^{2}\\overset{\\mathrm{def}}{=}x"
+
+
+def test_font_codes_for_delimiter_pieces_and_extra_symbols() -> None:
+    assert [decode_extension("CMEX10", c) for c in "\u23a7\u23aa\u23a9\u239b\u23a4"] == ["{", "{", "{", "(", "]"]
+    assert decode_extension("txsyc", ",") == "\u2260" and decode_extension("Times-Roman", ",") == ","
