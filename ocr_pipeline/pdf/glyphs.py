@@ -125,8 +125,10 @@ def read_glyphs(textpage: pdfium.PdfTextPage) -> list[Glyph]:
             if not glyphs or glyphs[-1].text != "\n":
                 glyphs.append(Glyph("\n", None))
             continue
-        # A math extension font's big symbols come as bare codes ("X" for the sum, a tab for a big brace).
-        font = font_name(textpage, k, name) if ch in "\t\x0b\x0c" or not (ch.isspace() or ch in "\x02\ufffe") else ""
+        # A math extension font's big symbols come as bare codes ("X" for the sum, a tab for a big brace, a space for
+        # the biggest parenthesis); the spaces pdfium adds itself are no glyph of any font.
+        drawn = ch in "\t\x0b\x0c" or ch == " " and not pdfium_c.FPDFText_IsGenerated(textpage.raw, k)
+        font = font_name(textpage, k, name) if drawn or not (ch.isspace() or ch in "\x02\ufffe") else ""
         ch = decode_extension(font, ch)
         if ch in "\x02\ufffe" or ch.isspace():  # pdfium's hyphen at a line break (clean_text joins the halves)
             glyphs.append(Glyph(ch, None))

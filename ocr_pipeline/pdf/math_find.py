@@ -23,6 +23,8 @@ from ocr_pipeline.pdf.math_symbols import OPERATOR_NAMES, OPERATORS, is_italic, 
 WRAP_JUMP = 5.0
 # Lines of a display are stacked within this many sizes of each other.
 STACK_GAP = 1.5
+# A display is spaced at least this many sizes off the lines above and below it (a paragraph's lines nearly touch).
+DISPLAY_SPACE = 0.6
 # A display starts at least this many sizes right of the text line before it (displays are centred or indented).
 DISPLAY_INDENT = 1.0
 # What a math font sets that prose uses too (bullets, degrees, dashes, footnote marks) and unmapped glyphs: none of
@@ -192,10 +194,24 @@ def _lines(glyphs: list[Glyph], tokens: list[_Token]) -> list[_Line]:
             variables = any(t.italic and t.word.strip() for t in part)
             relation = any(g.text in _RELATIONS for t in part for g in glyphs[t.start : t.end])
             seed = any(t.seed for t in part)
-            out.append(_Line(first, k - 1, _box(glyphs, part), max(t.size for t in part), any(t.prose for t in part),
-                             seed, variables, relation))  # fmt: skip
+            # A line of prose: a word of prose and no formula, or three words: a display may hold a word or two
+            # ("Dom A", "where", "for all").
+            words = sum(t.prose for t in part)
+            prose = words >= 3 or words >= 1 and not (seed or variables and relation)
+            out.append(_Line(first, k - 1, _box(glyphs, part), max(t.size for t in part), prose, seed, variables,
+                             relation))  # fmt: skip
             first = k
     return out
+
+
+def _stacked(block: list[_Line]) -> bool:
+    """Whether some of the lines stand one over another (limits, a fraction's parts), not side by side on one row
+    (a line pdfium cut at a superscript)."""
+    return any(
+        _apart(a.box, b.box) and min(a.box[2], b.box[2]) > max(a.box[0], b.box[0])
+        for n, a in enumerate(block)
+        for b in block[n + 1 :]
+    )
 
 
 def _display_blocks(glyphs: list[Glyph], tokens: list[_Token]) -> list[tuple[int, int]]:
@@ -221,10 +237,16 @@ def _display_blocks(glyphs: list[Glyph], tokens: list[_Token]) -> list[tuple[int
             around = [lines[n].box for n in (k - 1, j + 1) if 0 <= n < len(lines)]
             at = bisect.bisect_left(prose, k)
             text = [lines[n].box for n in prose[max(at - 1, 0) : at + 1]]
-            # Set apart from the lines around it, and centred or indented from the text (or built of stacked
-            # lines: limits, fractions), which a line of a paragraph never is.
+            # Set apart from the lines around it, and indented from the text, or spaced off the lines around it,
+            # or built of stacked lines (limits, fractions), which a line of a paragraph never is.
+            # A word or two of prose ("where", "for all") in a display needs the indent: lines of a paragraph with
+            # a formula in them are spaced off and stacked too, when the formula has limits.
+            spaced = all(b[1] - box[3] >= DISPLAY_SPACE * size or box[1] - b[3] >= DISPLAY_SPACE * size for b in around)
+            wordless = not any(t.prose for t in tokens[lines[k].first : lines[j].last + 1])
             if all(_apart(box, b) for b in around) and (
-                j > k or not text or any(box[0] >= b[0] + DISPLAY_INDENT * size for b in text)
+                wordless
+                and (_stacked(block) or spaced or not text)
+                or any(box[0] >= b[0] + DISPLAY_INDENT * size for b in text)
             ):
                 blocks.append((lines[k].first, lines[j].last))
         k = j + 1

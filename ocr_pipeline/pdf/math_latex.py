@@ -58,6 +58,18 @@ class Ruling(Protocol):
     def y1(self) -> float: ...
 
 
+def _word_latex(text: str, font: str) -> str:
+    """An upright word: an operator's command (two run together, "loglog", as two), else roman or bold text."""
+    if text in COMMAND_NAMES:
+        return f"\\{text}"
+    if text in OPERATOR_NAMES:
+        return f"\\operatorname{{{text}}}"
+    for cut in range(2, len(text) - 1):
+        if text[:cut] in OPERATOR_NAMES and text[cut:] in OPERATOR_NAMES:
+            return _word_latex(text[:cut], font) + _word_latex(text[cut:], font)
+    return f"\\mathbf{{{text}}}" if is_bold(font) else f"\\mathrm{{{text}}}"
+
+
 def _item(glyphs: list[Glyph], ks: list[int]) -> Item:
     """One symbol or one word as a formula item."""
     g0 = glyphs[ks[0]]
@@ -65,8 +77,7 @@ def _item(glyphs: list[Glyph], ks: list[int]) -> Item:
     font = g0.font
     style = letter_style(font) if text.isascii() and text.isalpha() else ""
     if len(ks) > 1:
-        latex = f"\\{text}" if text in COMMAND_NAMES else f"\\operatorname{{{text}}}" if text in OPERATOR_NAMES else (
-            f"\\mathbf{{{text}}}" if is_bold(font) else f"\\mathrm{{{text}}}")  # fmt: skip
+        latex = _word_latex(text, font)
     elif text == "\u221a":
         latex = "\\surd"
     elif text == "\u0338":
@@ -137,8 +148,14 @@ def _stacked_pieces(items: list[Item]) -> list[Item]:
 def _joined(items: list[Item]) -> list[Item]:
     """Three dots on one baseline as \\ldots or \\cdots; \\lim followed by inf or sup as one operator; a minus
     running into an arrow as a long arrow; delimiter pieces as one delimiter."""
+    items = _accented(_stacked_pieces(items))
+    after = {id(a): b.x0 - a.x1 for a, b in zip(items, items[1:], strict=False)}
+
+    def next_gap(it: Item) -> float:
+        return after.get(id(it), 0.0)
+
     out: list[Item] = []
-    for it in _accented(_stacked_pieces(items)):
+    for it in items:
         dots = out[-2:]
         if (
             it.latex in (".", "\\cdot")
@@ -147,6 +164,8 @@ def _joined(items: list[Item]) -> list[Item]:
             and all(0 <= b.x0 - a.x1 <= 0.6 * it.size for a, b in zip([*dots, it], [*dots, it][1:], strict=False))
         ):
             out[-2:] = [replace(dots[0], latex="\\ldots" if it.latex == "." else "\\cdots", x1=it.x1)]
+        elif it.latex == "|" and out and out[-1].x1 + 0.15 * it.size < it.x0 and next_gap(it) > 0.15 * it.size:
+            out.append(replace(it, latex="\\mid"))  # a bar set with a relation's space on either side
         elif it.latex in ("\\inf", "\\sup") and out and out[-1].latex == "\\lim" and it.x0 - out[-1].x1 < it.size:
             out[-1] = replace(out[-1], latex="\\lim" + it.latex[1:], x1=it.x1)
         elif it.latex in _LONG and out and out[-1].latex == "-" and it.x0 - out[-1].x1 < 0.1 * it.size:
@@ -190,11 +209,16 @@ def latex_formulas(glyphs: list[Glyph], ruling: Sequence[Ruling], height: float)
         for n, piece in enumerate(pieces):
             if n:  # the spaces and line ends between two pieces
                 out += [g for g in glyphs[pieces[n - 1][-1] + 1 : piece[0]] if g.box is None]
-            # An inline formula of digits and punctuation alone (a footnote mark after a number) is no formula.
-            if not formula.display and (
-                len(piece) < MIN_SYMBOLS
-                or not any(is_math_font(glyphs[k].font) for k in piece)
-                or all(glyphs[k].text.isascii() and not glyphs[k].text.isalpha() for k in piece)
+            # An inline formula of digits and punctuation alone (a footnote mark after a number) is no formula; one
+            # with a dollar sign in it would end early where Markdown readers look for formulas.
+            if (
+                any(glyphs[k].text == "$" for k in piece)
+                or not formula.display
+                and (
+                    len(piece) < MIN_SYMBOLS
+                    or not any(is_math_font(glyphs[k].font) for k in piece)
+                    or all(glyphs[k].text.isascii() and not glyphs[k].text.isalpha() for k in piece)
+                )
             ):
                 out += glyphs[piece[0] : piece[-1] + 1]
                 continue
