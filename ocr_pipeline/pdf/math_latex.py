@@ -103,7 +103,9 @@ def _items(glyphs: list[Glyph], piece: list[int]) -> list[Item]:
     for k in piece:
         g = glyphs[k]
         letter = g.text.isascii() and g.text.isalpha() and is_word_font(g.font)
-        if word and (not letter or k != word[-1] + 1 or g.font != glyphs[word[-1]].font):
+        last = glyphs[word[-1]] if word else g
+        if word and (not letter or k != word[-1] + 1 or g.font != last.font or g.size != last.size
+                     or g.baseline != last.baseline):  # fmt: skip
             out.append(_item(glyphs, word))
             word = []
         if letter:

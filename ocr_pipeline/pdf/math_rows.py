@@ -14,6 +14,7 @@ from dataclasses import dataclass
 SCRIPT_RATIO = 0.85
 SUP_SHIFT = 0.18  # share of the base's size a superscript's baseline rises at least
 SUB_SHIFT = 0.04  # and a subscript's falls
+SMALLEST_SCRIPT = 6.5  # points: TeX's second-level scripts (5 pt in a 10 pt text, 6 in 12) get no smaller
 # The math axis (fraction bars, the middle of + and =) sits this share of the size above the baseline.
 AXIS = 0.25
 _ENDS_IN_COMMAND = re.compile(r"\\[a-zA-Z]+$")
@@ -60,7 +61,11 @@ class Rule:
 def _script(it: Item, base: Item) -> str:
     """'^' or '_' when `it` is a script of `base`, else ''."""
     if it.size > SCRIPT_RATIO * base.size:
-        return ""
+        # At TeX's smallest script size a script's script is no smaller: told by its shift alone.
+        if not (it.size <= base.size <= SMALLEST_SCRIPT and it.base is not None and base.base is not None):
+            return ""
+        shift = (it.base - base.base) / base.size
+        return "^" if shift > 0.25 else "_" if shift < -0.25 else ""
     if it.axis is not None and base.base is not None:  # a fraction (\tfrac) set on the base's line is no script
         shift = (it.axis - base.base - AXIS * base.size) / base.size
         return "^" if shift > 0.3 else "_" if shift < -0.3 else ""

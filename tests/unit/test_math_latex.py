@@ -281,3 +281,14 @@ def test_small_symbols_over_a_relation_and_script_words() -> None:
 def test_font_codes_for_delimiter_pieces_and_extra_symbols() -> None:
     assert [decode_extension("CMEX10", c) for c in "\u23a7\u23aa\u23a9\u239b\u23a4"] == ["{", "{", "{", "(", "]"]
     assert decode_extension("txsyc", ",") == "\u2260" and decode_extension("Times-Roman", ",") == ","
+
+
+def test_a_scripts_script_at_the_smallest_size() -> None:
+    # TeX's second-level scripts stay at 5 pt: j_1 inside x_{j_1} is told by its drop alone.
+    items = [_it("x", 0, 100), _it("j", 5, 98.6, 5), _it("1", 8, 97, 5)]
+    assert build(items, []) == "x_{j_{1}}"
+
+
+def test_bold_letters_of_different_sizes_are_no_word() -> None:
+    glyphs = [*_word(0, 100, "r", "CMBX10"), *_word(5, 98, "x", "CMBX10", 7), *_word(10, 100, "M", "CMBX10")]
+    assert [it.latex for it in _items(glyphs, [0, 1, 2])] == ["\\mathbf{r}", "\\mathbf{x}", "\\mathbf{M}"]
