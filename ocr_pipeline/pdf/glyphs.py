@@ -18,7 +18,7 @@ from typing import Any
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from ocr_pipeline.pdf.math_symbols import decode_extension, font_name, is_extension_font
+from ocr_pipeline.pdf.math_symbols import FontNames, decode_extension, is_extension_font
 from ocr_pipeline.pdf.reading_order import Box
 from ocr_pipeline.pdf.word_gaps import word_gap_limits
 
@@ -116,7 +116,7 @@ def read_glyphs(textpage: pdfium.PdfTextPage) -> list[Glyph]:
     whole = textpage.get_text_range(0, n)
     text: str | None = whole if len(whole) == n else None
     glyphs: list[Glyph] = []
-    name = ctypes.create_string_buffer(128)
+    fonts = FontNames(textpage)
     i = 0
     while i < n:
         ch, step = _char_text(textpage, i, n, text)
@@ -128,8 +128,8 @@ def read_glyphs(textpage: pdfium.PdfTextPage) -> list[Glyph]:
         # A math extension font's big symbols come as bare codes ("X" for the sum, a tab for a big brace, a space for
         # the biggest parenthesis); the spaces pdfium adds itself are no glyph of any font.
         drawn = ch in "\t\x0b\x0c" or ch == " " and not pdfium_c.FPDFText_IsGenerated(textpage.raw, k)
-        font = font_name(textpage, k, name) if drawn or not (ch.isspace() or ch in "\x02\ufffe") else ""
-        ch = decode_extension(font, ch)
+        font, coded = fonts(k) if drawn or not (ch.isspace() or ch in "\x02\ufffe") else ("", False)
+        ch = decode_extension(font, ch) if coded else ch
         if ch in "\x02\ufffe" or ch.isspace():  # pdfium's hyphen at a line break (clean_text joins the halves)
             glyphs.append(Glyph(ch, None))
             continue

@@ -199,7 +199,7 @@ def latex_formulas(glyphs: list[Glyph], ruling: Sequence[Ruling], height: float)
     """The glyphs with each display's glyphs replaced by one glyph holding its LaTeX (`$$..$$`), and each inline
     formula's that plain text cannot hold (`$..$`, see INLINE); `ruling` holds the page's drawn lines, y growing
     downwards from the top of a page `height` high."""
-    if not any(g.box is not None and is_math_font(g.font) for g in glyphs):
+    if not any(is_math_font(font) for font in {g.font for g in glyphs}):
         return glyphs
     # Fraction bars and radicals' rules: thin horizontal lines, turned into the glyphs' space (y up).
     rules = [Rule(r.x0, height - r.y1, r.x1, height - r.y0) for r in ruling if r.y1 - r.y0 <= 1.5 < r.x1 - r.x0]

@@ -101,7 +101,7 @@ def row_latex(items: list[Item], align: bool = False) -> str:
             parts.append(it.latex)
             base, k = it, k + 1
             continue
-        group = []
+        group: list[Item] = []
         # A script's own script (m_r in x^{m_r}) may sit level with the base: it goes with the script it belongs to.
         while k < len(items) and (_script(items[k], base) or group and items[k].size <= SCRIPT_RATIO * group[-1].size
                                   and _script(items[k], group[-1])):  # fmt: skip

@@ -103,13 +103,27 @@ RELATIONS = set("=<>\u2264\u2265\u2260\u2261\u223c\u2248\u2243\u2245\u221d\u2282
 _UNNAMED = re.compile(r"^[A-Z]{6}\+")
 
 
-def font_name(textpage: pdfium.PdfTextPage, index: int, buffer: ctypes.Array[ctypes.c_char]) -> str:
-    """The name of the font character `index` is drawn in, without a subset prefix ("ABCDEF+CMMI10" -> "CMMI10")."""
-    flags = ctypes.c_int()
-    size = pdfium_c.FPDFText_GetFontInfo(textpage.raw, index, buffer, len(buffer), ctypes.byref(flags))
-    if not size or size > len(buffer):
-        return ""
-    return _UNNAMED.sub("", buffer.value.decode("latin-1"))
+class FontNames:
+    """The fonts of a text page's characters by name, without a subset prefix ("ABCDEF+CMMI10" -> "CMMI10"), with
+    whether the font is a math font (whose codes decode_extension may have to read)."""
+
+    def __init__(self, textpage: pdfium.PdfTextPage) -> None:
+        self.raw = textpage.raw
+        self.buffer = ctypes.create_string_buffer(128)
+        self.flags = ctypes.c_int()
+        self.known: dict[bytes, tuple[str, bool]] = {}
+
+    def __call__(self, index: int) -> tuple[str, bool]:
+        """Name and math-ness of character `index`'s font (("", False) when pdfium reports none)."""
+        size = pdfium_c.FPDFText_GetFontInfo(self.raw, index, self.buffer, len(self.buffer), ctypes.byref(self.flags))
+        if not size or size > len(self.buffer):
+            return "", False
+        raw = self.buffer.value
+        font = self.known.get(raw)
+        if font is None:  # read once per font: a page has a few dozen fonts and thousands of characters
+            name = _UNNAMED.sub("", raw.decode("latin-1"))
+            font = self.known[raw] = (name, is_math_font(name))
+        return font
 
 
 @lru_cache(maxsize=512)
