@@ -225,7 +225,7 @@ def latex_formulas(glyphs: list[Glyph], ruling: Sequence[Ruling], height: float)
                 out += glyphs[piece[0] : piece[-1] + 1]
                 continue
             items = _items(glyphs, piece)
-            lines = build_rows(items, _rules_in(rules, items))
+            lines = build_rows(items, _rules_in(rules, items), formula.display)
             if formula.display:
                 out.append(_glyph(f"$${display_latex(lines)}$$", items))
                 continue

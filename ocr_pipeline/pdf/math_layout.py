@@ -78,7 +78,7 @@ def _radical(items: list[Item], rule: Rule) -> list[Item] | None:
     return [it for it in items if id(it) not in used] + [node]
 
 
-def _ruled(items: list[Item], rules: list[Rule]) -> list[Item]:
+def _ruled(items: list[Item], rules: list[Rule], body: float = 0.0) -> list[Item]:
     """Rules read innermost (narrowest) first: a radical's; with a stack above and below, a fraction's; with a
     stack under it only, an overline. A stack stops halfway to the next rule over the same span not yet read (the
     fraction on the next line of an aligned display)."""
@@ -98,7 +98,9 @@ def _ruled(items: list[Item], rules: list[Rule]) -> list[Item]:
         under = _stack(items, rule.x0, rule.x1, rule.y0, False, bottom)
         if over and under:
             size = max(it.size for it in over + under)
-            node = _union(f"\\frac{{{build(over, [])}}}{{{build(under, [])}}}", over + under, size, None)
+            # In a display, a fraction set smaller than the display's symbols is a \\tfrac.
+            frac = "\\tfrac" if size <= SCRIPT_RATIO * body else "\\frac"
+            node = _union(f"{frac}{{{build(over, [])}}}{{{build(under, [])}}}", over + under, size, None)
             node = replace(node, x0=min(rule.x0, node.x0), x1=max(rule.x1, node.x1), axis=(rule.y0 + rule.y1) / 2)
         elif under:
             node = _union(f"\\overline{{{build(under, [])}}}", under, max(it.size for it in under), under[0].base)
@@ -214,6 +216,8 @@ def build(items: list[Item], rules: list[Rule]) -> str:
     return " \\\\ ".join(row_latex(line) for line in build_rows(items, rules))
 
 
-def build_rows(items: list[Item], rules: list[Rule]) -> list[list[Item]]:
-    """The formula's lines, each one item list with fractions, radicals, limits and matrices already built."""
-    return rows(_grids(_limits(_ruled(items, rules))))
+def build_rows(items: list[Item], rules: list[Rule], display: bool = False) -> list[list[Item]]:
+    """The formula's lines, each one item list with fractions, radicals, limits and matrices already built (in a
+    `display`, fractions smaller than its symbols as \\tfrac)."""
+    body = max((it.size for it in items), default=0.0) if display else 0.0
+    return rows(_grids(_limits(_ruled(items, rules, body))))

@@ -18,6 +18,10 @@ SMALLEST_SCRIPT = 6.5  # points: TeX's second-level scripts (5 pt in a 10 pt tex
 # The math axis (fraction bars, the middle of + and =) sits this share of the size above the baseline.
 AXIS = 0.25
 _ENDS_IN_COMMAND = re.compile(r"\\[a-zA-Z]+$")
+# Operators a display sets their limits above and below (beside them only when told: \\nolimits).
+LIMITS = {"\\sum", "\\prod", "\\coprod", "\\bigcup", "\\bigcap", "\\bigwedge", "\\bigvee", "\\bigoplus",
+          "\\bigotimes", "\\bigodot", "\\biguplus", "\\bigsqcup", "\\lim", "\\max", "\\min", "\\sup", "\\inf",
+          "\\limsup", "\\liminf", "\\det", "\\Pr", "\\gcd"}  # fmt: skip
 # Relations a multi-line display is aligned at.
 RELATIONS = {"=", "<", ">", "\\leq", "\\geq", "\\equiv", "\\approx", "\\sim", "\\simeq", "\\cong", "\\neq",
              "\\to", "\\longrightarrow", "\\Rightarrow", "\\Leftrightarrow", "\\in", "\\subset", "\\subseteq",
@@ -85,9 +89,9 @@ def _join(parts: list[str]) -> str:
     return out
 
 
-def row_latex(items: list[Item], align: bool = False) -> str:
+def row_latex(items: list[Item], align: bool = False, display: bool = False) -> str:
     """One line of symbols, left to right, with each base's scripts; with `align`, a `&` before its first
-    relation."""
+    relation; in a `display`, a big operator's scripts set beside it (not above and below) marked \\nolimits."""
     items = sorted(items, key=lambda it: (it.x0, -it.size))
     parts: list[str] = []
     k = 0
@@ -109,6 +113,8 @@ def row_latex(items: list[Item], align: bool = False) -> str:
             k += 1
         sub = [g for g in group if g.yc < base.yc and _script(g, base) == "_"]
         sup = [g for g in group if all(g is not s for s in sub)]
+        if display and base.latex in LIMITS:
+            parts.append("\\nolimits")
         if sub:
             parts.append(f"_{{{row_latex(sub)}}}")
         if sup:
@@ -148,7 +154,8 @@ def display_latex(lines: list[list[Item]]) -> str:
     every line has one (a display of one line each, stacked, reads the same)."""
     lines = [line for line in lines if any(it.latex for it in line)] or lines
     if len(lines) == 1:
-        return row_latex(lines[0])
+        return row_latex(lines[0], display=True)
     if all(any(it.latex in RELATIONS for it in line) for line in lines):
-        return "\\begin{aligned}" + " \\\\ ".join(row_latex(line, True) for line in lines) + "\\end{aligned}"
-    return "\\begin{gathered}" + " \\\\ ".join(row_latex(line) for line in lines) + "\\end{gathered}"
+        body = " \\\\ ".join(row_latex(line, True, True) for line in lines)
+        return "\\begin{aligned}" + body + "\\end{aligned}"
+    return "\\begin{gathered}" + " \\\\ ".join(row_latex(line, display=True) for line in lines) + "\\end{gathered}"

@@ -80,7 +80,8 @@ COMMANDS.update(
         "\u2126": "\\Omega", "\u2206": "\\Delta", "\u00b5": "\\mu", "\u2212": "-", "\u2013": "-", "\u2014": "-",
         "\u2010": "-", "\u2011": "-", "\u00b7": "\\cdot", "\u22c5": "\\cdot", "\u2218": "\\circ", "\u25e6": "\\circ",
         "\u2022": "\\bullet", "\u2219": "\\bullet", "\u2032": "'", "\u2033": "''", "\u2019": "'", "\u2223": "\\mid",
-        "\u2236": ":", "{": "\\{", "}": "\\}", "#": "\\#", "%": "\\%", "&": "\\&", "\\": "\\backslash", "$": "\\$",
+        "\u2236": ":", "\u2329": "\\langle", "\u232a": "\\rangle", "\u03f0": "\\varkappa", "{": "\\{", "}": "\\}",
+        "#": "\\#", "%": "\\%", "&": "\\&", "\\": "\\backslash", "$": "\\$",
         "~": "\\sim", "_": "\\_",
     }
 )  # fmt: skip
@@ -164,7 +165,7 @@ def decode_extension(name: str, ch: str) -> str:
 def symbol_latex(ch: str) -> str:
     """LaTeX for one reported character: a command for Greek letters and operators, a style command around a
     mathematical alphanumeric (U+1D400...: bold, double-struck, script), an accent command around an accented letter,
-    the character itself otherwise."""
+    nothing for a glyph mapped to no character, the character itself otherwise."""
     if ch in COMMANDS:
         return COMMANDS[ch]
     if len(ch) == 1 and (0x1D400 <= ord(ch) <= 0x1D7FF or 0x2100 <= ord(ch) <= 0x214F):
@@ -179,7 +180,8 @@ def symbol_latex(ch: str) -> str:
         for mark in decomposed[1:]:
             out = f"{ACCENTS[mark]}{{{out}}}"
         return out
-    return ch
+    # Glyphs the font maps to no character (private-use codes, U+FFFD) are nothing KaTeX can read: left out.
+    return "" if any(c == "\ufffd" or unicodedata.category(c) in ("Co", "Cn", "Cs", "Cc", "Cf") for c in ch) else ch
 
 
 # Words the text font sets inside formulas: TeX's operator names (\operatorname's usual ones); LaTeX has commands for

@@ -292,3 +292,7 @@ def test_a_scripts_script_at_the_smallest_size() -> None:
 def test_bold_letters_of_different_sizes_are_no_word() -> None:
     glyphs = [*_word(0, 100, "r", "CMBX10"), *_word(5, 98, "x", "CMBX10", 7), *_word(10, 100, "M", "CMBX10")]
     assert [it.latex for it in _items(glyphs, [0, 1, 2])] == ["\\mathbf{r}", "\\mathbf{x}", "\\mathbf{M}"]
+
+
+def test_glyphs_mapped_to_no_character_are_left_out() -> None:
+    assert symbol_latex("\ue001") == "" and symbol_latex("\ufffd") == "" and symbol_latex("\u2329") == "\\langle"
