@@ -19,7 +19,7 @@ import pypdfium2.raw as pdfium_c
 # their names too: only its math parts (MathItalic, Symbol, Extension) count. Generic "Symbol" fonts set Greek and
 # operators in Word documents' prose ("5 μm", "p < 0.05") and are not on this list: they count as symbols only.
 _MATH_FONT = re.compile(
-    r"^(cmmi|cmbsy|cmsy|cmex|msam|msbm|eu[frsx][mb]|rsfs|esint|stmary|lasy|wasy|r?tx(mi|sy|ex|bmi|bsy)|r?px(mi|sy|ex)"
+    r"^(cmmi|cmbsy|cmsy|cmex|msam|msbm|eu[frsx][mb]|euex|rsfs|esint|stmary|lasy|wasy|r?tx(mi|sy|ex|bmi|bsy)|r?px(mi|sy|ex)"
     r"|txmia|ntx(mi|sy|ex)|zxlr)"
     r"|lmmath|math(?!design)|-mathitalic|mathdesign.*-(symbol|extension)|mathdesignsymbol|--m-|mathpi|stix.*math"
     r"|euclid(math|symbol)",
@@ -123,7 +123,7 @@ class FontNames:
         font = self.known.get(raw)
         if font is None:  # read once per font: a page has a few dozen fonts and thousands of characters
             name = _UNNAMED.sub("", raw.decode("latin-1"))
-            font = self.known[raw] = (name, is_math_font(name))
+            font = self.known[raw] = (name, is_math_font(name) or is_extension_font(name))
         return font
 
 

@@ -80,7 +80,7 @@ def test_lines_of_an_aligned_display_come_apart() -> None:
 
 
 def test_math_fonts_told_by_name() -> None:
-    math = "CMMI10 CMSY7 CMEX10 MSBM10 LMMathItalic10-Regular rtxmi txsy Kp--M-Italic EURM10 CambriaMath"
+    math = "CMMI10 CMSY7 CMEX10 EUEX10 MSBM10 LMMathItalic10-Regular rtxmi txsy Kp--M-Italic EURM10 CambriaMath"
     math += " MathDesign-CH-Regular-MathItalic-10 STIXMathCalligraphy-Regular LibertinusT1Math"
     text = "Times-Roman LMRoman10-Regular NimbusRomNo9L-ReguItal MathDesign-CH-Regular-OT1-10 Kp-Regular"
     text += " Kp-Expert-Regular rtxr SymbolMT Arial-BoldMT"
