@@ -32,12 +32,15 @@ from ocr_pipeline.pdf.math_symbols import (
 # Which inline formulas are written as LaTeX: "stacked" ones only (a fraction, a radical, a binomial or matrix: plain
 # text cannot hold them), "all", or "none". A formula inside a sentence with only scripts and symbols reads as the
 # pdftotext convention writes it ("x i", "Eu 3+"), which is also how olmOCR-Bench's multi-column ground truth
-# writes such formulas: in LaTeX they cost 10 of its 552 tests (benchmarks/README.md).
+# writes such formulas: in LaTeX they cost 9 of its 552 tests (benchmarks/README.md).
 INLINE = "stacked"
 _STACKED = re.compile(r"\\(frac|sqrt|binom|begin|overline)\b")
 # An inline formula is written as LaTeX only when it holds at least this many glyphs (a lone "x" or "α" stays as it is).
 MIN_SYMBOLS = 3
 _DELIMITERS = set("()[]{}|\u2016\u27e8\u27e9\u230a\u230b\u2308\u2309\u2211\u220f\u222b\u221a")
+# A display's equation number: "(3)", "(2.1a)", "(A.4)", this many sizes right of the display at least.
+_LABEL = re.compile(r"\((\d+|[A-Z])(\.\d+)*[a-z]?\)")
+LABEL_GAP = 2.0
 # Arrows TeX draws long by running a minus (or two) into them.
 _LONG = {"\\to": "\\longrightarrow", "\\longrightarrow": "\\longrightarrow", "\\Rightarrow": "\\Longrightarrow"}
 # Formulas as this module writes them: on one line, an inline one without spaces at its ends (a price, "$25.00", in
@@ -195,6 +198,25 @@ def _glyph(latex: str, items: list[Item]) -> Glyph:
     return Glyph(latex, box, size, baseline=bases[0] if bases else None)
 
 
+def _label(glyphs: list[Glyph], piece: list[int]) -> tuple[list[int], list[int]]:
+    """A display's equation number, set apart at its right end ("(3)"): the display's glyphs without it, and its."""
+    boxes = {k: box for k in piece if (box := glyphs[k].box) is not None}
+    order = sorted(boxes, key=lambda k: boxes[k][0])
+    size = max(glyphs[k].size for k in piece)
+    right = 0.0
+    ends = []  # the right end of everything left of each glyph
+    for k in order:
+        ends.append(right)
+        right = max(right, boxes[k][2])
+    for n in range(len(order) - 1, 0, -1):
+        if boxes[order[n]][0] - ends[n] > LABEL_GAP * size:
+            label = sorted(order[n:])
+            if _LABEL.fullmatch("".join(glyphs[k].text for k in label)):
+                return [k for k in piece if k not in label], label
+            break
+    return piece, []
+
+
 def latex_formulas(glyphs: list[Glyph], ruling: Sequence[Ruling], height: float) -> list[Glyph]:
     """The glyphs with each display's glyphs replaced by one glyph holding its LaTeX (`$$..$$`), and each inline
     formula's that plain text cannot hold (`$..$`, see INLINE); `ruling` holds the page's drawn lines, y growing
@@ -224,10 +246,15 @@ def latex_formulas(glyphs: list[Glyph], ruling: Sequence[Ruling], height: float)
             ):
                 out += glyphs[piece[0] : piece[-1] + 1]
                 continue
+            piece, label = _label(glyphs, piece) if formula.display else (piece, [])
             items = _items(glyphs, piece)
+            if sum(not it.latex for it in items) * 3 > len(items):  # mostly glyphs mapped to nothing: not readable
+                out += glyphs[min(piece + label) : max(piece + label) + 1]
+                continue
             lines = build_rows(items, _rules_in(rules, items), formula.display)
             if formula.display:
                 out.append(_glyph(f"$${display_latex(lines)}$$", items))
+                out += [Glyph(" ", None), *(glyphs[k] for k in label)] if label else []
                 continue
             latex = (
                 row_latex(lines[0]) if len(lines) == 1 else ""

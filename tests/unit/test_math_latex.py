@@ -296,3 +296,10 @@ def test_bold_letters_of_different_sizes_are_no_word() -> None:
 
 def test_glyphs_mapped_to_no_character_are_left_out() -> None:
     assert symbol_latex("\ue001") == "" and symbol_latex("\ufffd") == "" and symbol_latex("\u2329") == "\\langle"
+
+
+def test_a_displays_equation_number_stays_text_beside_it() -> None:
+    ops = text_line(20, 250, "Words before the display.") + text_line(20, 236, "More words before it.")
+    ops += glyph("M", 10, 150, 200, "x") + glyph("T", 10, 158, 200, "=") + glyph("M", 10, 166, 200, "\xe1")
+    ops += glyph("T", 10, 300, 200, "(3)") + text_line(20, 170, "Words after the display.")
+    assert "$$x=\\alpha$$ (3)" in _text(ops).splitlines()
