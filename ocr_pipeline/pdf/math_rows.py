@@ -22,6 +22,18 @@ _ENDS_IN_COMMAND = re.compile(r"\\[a-zA-Z]+$")
 LIMITS = {"\\sum", "\\prod", "\\coprod", "\\bigcup", "\\bigcap", "\\bigwedge", "\\bigvee", "\\bigoplus",
           "\\bigotimes", "\\bigodot", "\\biguplus", "\\bigsqcup", "\\lim", "\\max", "\\min", "\\sup", "\\inf",
           "\\limsup", "\\liminf", "\\det", "\\Pr", "\\gcd"}  # fmt: skip
+# Ordinary symbols: letters, digits, Greek, styled and accented letters, built parts (fractions, radicals,
+# matrices). Between two of them TeX puts no space: a gap there is the author's own (\\, \\; \\quad).
+_ORDINARY = re.compile(
+    r"([A-Za-z0-9]+|\\(var)?(alpha|beta|gamma|delta|epsilon|zeta|eta|theta|iota|kappa|lambda|mu|nu|xi|pi|rho|sigma"
+    r"|tau|upsilon|phi|chi|psi|omega|Gamma|Delta|Theta|Lambda|Xi|Pi|Sigma|Upsilon|Phi|Psi|Omega|ell|hbar|partial"
+    r"|infty|nabla|aleph|Re|Im|math[a-z]+|hat|bar|tilde|dot|ddot|vec|check|breve|acute|grave|t?frac|sqrt|binom"
+    r"|begin|overline)(?![a-zA-Z]))"
+)
+_OPENING = ("(", "[", "\\{", "\\langle", "\\lfloor", "\\lceil")
+_CLOSING = (")", "]", "\\}", "\\rangle", "\\rfloor", "\\rceil")
+# An author's spaces by width in sizes: \qquad (2), \quad (1), \; (5/18), \, (3/18).
+_SPACES = ((1.6, "\\qquad "), (0.8, "\\quad "), (0.24, "\\;"), (0.12, "\\,"))
 # Relations a multi-line display is aligned at.
 RELATIONS = {"=", "<", ">", "\\leq", "\\geq", "\\equiv", "\\approx", "\\sim", "\\simeq", "\\cong", "\\neq",
              "\\to", "\\longrightarrow", "\\Rightarrow", "\\Leftrightarrow", "\\in", "\\subset", "\\subseteq",
@@ -89,6 +101,16 @@ def _join(parts: list[str]) -> str:
     return out
 
 
+def _ordinary(latex: str, side: str) -> bool:
+    """Whether a symbol is one TeX sets no space beside: an ordinary symbol, or a bracket on its outer side."""
+    return bool(_ORDINARY.match(latex)) or latex in (_CLOSING if side == "left" else _OPENING)
+
+
+def _space(gap: float) -> str:
+    """The spacing command for a gap of `gap` sizes between two ordinary symbols ('' for none)."""
+    return next((cmd for limit, cmd in _SPACES if gap >= limit), "")
+
+
 def row_latex(items: list[Item], align: bool = False, display: bool = False) -> str:
     """One line of symbols, left to right, with each base's scripts; with `align`, a `&` before its first
     relation; in a `display`, a big operator's scripts set beside it (not above and below) marked \\nolimits."""
@@ -96,20 +118,24 @@ def row_latex(items: list[Item], align: bool = False, display: bool = False) -> 
     parts: list[str] = []
     k = 0
     base: Item | None = None
+    end = 0.0  # the right end of the last base and its scripts
     while k < len(items):
         it = items[k]
         if base is None or not _script(it, base):
             if align and it.latex in RELATIONS:
                 parts.append("&")
                 align = False
+            if base is not None and _ordinary(base.latex, "left") and _ordinary(it.latex, "right"):
+                parts.append(_space((it.x0 - end) / max(it.size, base.size)))
             parts.append(it.latex)
-            base, k = it, k + 1
+            base, k, end = it, k + 1, it.x1
             continue
         group: list[Item] = []
         # A script's own script (m_r in x^{m_r}) may sit level with the base: it goes with the script it belongs to.
         while k < len(items) and (_script(items[k], base) or group and items[k].size <= SCRIPT_RATIO * group[-1].size
                                   and _script(items[k], group[-1])):  # fmt: skip
             group.append(items[k])
+            end = max(end, items[k].x1)
             k += 1
         sub = [g for g in group if g.yc < base.yc and _script(g, base) == "_"]
         sup = [g for g in group if all(g is not s for s in sub)]

@@ -303,3 +303,9 @@ def test_a_displays_equation_number_stays_text_beside_it() -> None:
     ops += glyph("M", 10, 150, 200, "x") + glyph("T", 10, 158, 200, "=") + glyph("M", 10, 166, 200, "\xe1")
     ops += glyph("T", 10, 300, 200, "(3)") + text_line(20, 170, "Words after the display.")
     assert "$$x=\\alpha$$ (3)" in _text(ops).splitlines()
+
+
+def test_an_authors_space_between_ordinary_symbols() -> None:
+    # TeX sets no space between two letters: a gap there is the author's (\, \quad); around "=" it is TeX's own.
+    items = [_it("p", 0, 100), _it("L", 6.7, 100), _it("=", 14, 100), _it("x", 22, 100), _it("y", 37, 100)]
+    assert build(items, []) == "p\\,L=x\\quad y"
