@@ -94,7 +94,9 @@ def _script(it: Item, base: Item) -> str:
 
 def _join(parts: list[str]) -> str:
     out = ""
-    for part in parts:
+    for k, part in enumerate(parts):
+        if part == "{}" and not (k + 1 < len(parts) and parts[k + 1][:1] in "_^"):
+            continue  # an empty base is needed only under scripts
         if _ENDS_IN_COMMAND.search(out) and part[:1].isalpha():
             out += " "
         out += part
@@ -104,6 +106,16 @@ def _join(parts: list[str]) -> str:
 def _ordinary(latex: str, side: str) -> bool:
     """Whether a symbol is one TeX sets no space beside: an ordinary symbol, or a bracket on its outer side."""
     return bool(_ORDINARY.match(latex)) or latex in (_CLOSING if side == "left" else _OPENING)
+
+
+def _scripted(latex: str) -> bool:
+    """Whether `latex` ends in a script at its top level ("x_{i}", "\\sum_{k}^{n}")."""
+    depth = 0
+    for c in latex:
+        depth += (c == "{") - (c == "}")
+        if depth == 0 and c in "_^":
+            return True
+    return False
 
 
 def _space(gap: float) -> str:
@@ -127,7 +139,7 @@ def row_latex(items: list[Item], align: bool = False, display: bool = False) -> 
                 align = False
             if base is not None and _ordinary(base.latex, "left") and _ordinary(it.latex, "right"):
                 parts.append(_space((it.x0 - end) / max(it.size, base.size)))
-            parts.append(it.latex)
+            parts.append(it.latex or "{}")  # a glyph mapped to nothing still holds its scripts
             base, k, end = it, k + 1, it.x1
             continue
         group: list[Item] = []
@@ -141,6 +153,8 @@ def row_latex(items: list[Item], align: bool = False, display: bool = False) -> 
         sup = [g for g in group if all(g is not s for s in sub)]
         if display and base.latex in LIMITS:
             parts.append("\\nolimits")
+        elif _scripted(parts[-1]):  # a base that has its scripts already (limits): these go on an empty base
+            parts.append("{}")
         if sub:
             parts.append(f"_{{{row_latex(sub)}}}")
         if sup:

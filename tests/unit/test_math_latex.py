@@ -309,3 +309,10 @@ def test_an_authors_space_between_ordinary_symbols() -> None:
     # TeX sets no space between two letters: a gap there is the author's (\, \quad); around "=" it is TeX's own.
     items = [_it("p", 0, 100), _it("L", 6.7, 100), _it("=", 14, 100), _it("x", 22, 100), _it("y", 37, 100)]
     assert build(items, []) == "p\\,L=x\\quad y"
+
+
+def test_scripts_on_a_base_that_has_scripts_or_no_character() -> None:
+    # Limits already on an operator, or a glyph mapped to nothing, hold further scripts on an empty base.
+    sum_ = Item("\\sum_{k}^{n}", 0, 92, 12, 110, 10.0, 100)
+    assert build([sum_, _it("j", 12.5, 97, 7), _it("x", 20, 100)], []) == "\\sum_{k}^{n}{}_{j}x"
+    assert build([_it("x", 0, 100), _it("", 5, 100), _it("2", 8, 104, 7)], []) == "x{}^{2}"
