@@ -143,3 +143,4 @@ def _flatten_to_rgb(img: Image.Image) -> Image.Image:
         background.paste(rgba, mask=rgba.getchannel("A"))
         return background
     return img.convert("RGB") if img.mode != "RGB" else img.copy()
+
