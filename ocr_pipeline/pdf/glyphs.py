@@ -17,6 +17,7 @@ from typing import Any
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from ocr_pipeline.pdf.math_symbols import FontNames, decode_extension, is_extension_font
 from ocr_pipeline.pdf.reading_order import Box
 from ocr_pipeline.pdf.small_caps import in_small_caps
 from ocr_pipeline.pdf.word_gaps import word_gap_limits
@@ -70,6 +71,7 @@ class Glyph:
     vertical: bool = False
     turn: int = 0  # quarter turns anticlockwise the glyph is set at (1: its text runs up the page)
     baseline: float | None = None  # the glyph origin's y: sub- and superscripts are told by it
+    font: str = ""  # the font's name (math_symbols.py tells math fonts by it)
 
 
 def _font_size(textpage: pdfium.PdfTextPage, i: int) -> float:
@@ -123,6 +125,7 @@ def read_glyphs(textpage: pdfium.PdfTextPage, small_caps: frozenset[int] = froze
     whole = textpage.get_text_range(0, n)
     text: str | None = whole if len(whole) == n else None
     glyphs: list[Glyph] = []
+    fonts = FontNames(textpage)
     i = 0
     while i < n:
         ch, step = _char_text(textpage, i, n, text)
@@ -131,6 +134,11 @@ def read_glyphs(textpage: pdfium.PdfTextPage, small_caps: frozenset[int] = froze
             if not glyphs or glyphs[-1].text != "\n":
                 glyphs.append(Glyph("\n", None))
             continue
+        # A math extension font's big symbols come as bare codes ("X" for the sum, a tab for a big brace, a space for
+        # the biggest parenthesis); the spaces pdfium adds itself are no glyph of any font.
+        drawn = ch in "\t\x0b\x0c" or ch == " " and not pdfium_c.FPDFText_IsGenerated(textpage.raw, k)
+        font, coded = fonts(k) if drawn or not (ch.isspace() or ch in "\x02\ufffe") else ("", False)
+        ch = decode_extension(font, ch) if coded else ch
         if ch in "\x02\ufffe" or ch.isspace():  # pdfium's hyphen at a line break (clean_text joins the halves)
             glyphs.append(Glyph(ch, None))
             continue
@@ -140,8 +148,11 @@ def read_glyphs(textpage: pdfium.PdfTextPage, small_caps: frozenset[int] = froze
             ch = ch.upper()
         size = _font_size(textpage, k)
         origin = _origin(textpage, k)
-        box = textpage.get_charbox(k, loose=True)
-        if size and box[3] - box[1] > TALL_BOX_SIZES * size:
+        # Loose boxes (the font's ascent to descent) keep a line's glyphs level; a math extension font's big
+        # symbols get their ink's box, as their font's box says nothing of their size.
+        extension = is_extension_font(font)
+        box = textpage.get_charbox(k, loose=not extension)
+        if not extension and size and box[3] - box[1] > TALL_BOX_SIZES * size:
             ink = textpage.get_charbox(k)  # asked of the few glyphs with outsize boxes only
             if ink[3] - ink[1] <= size:  # small ink (a minus, a dot): an ordinary letter's extent about the baseline
                 box = (box[0], origin[1] - 0.25 * size, box[2], origin[1] + 0.75 * size)
@@ -152,7 +163,7 @@ def read_glyphs(textpage: pdfium.PdfTextPage, small_caps: frozenset[int] = froze
         angle = float(pdfium_c.FPDFText_GetCharAngle(textpage.raw, k))
         vertical = 0.5 < angle % 3.14159 < 2.6  # ~90 or ~270 degrees: text running up or down the page
         turn = (4 - round(angle / (math.pi / 2))) % 4  # pdfium measures clockwise; quarter turns anticlockwise
-        glyphs.append(Glyph(ch, tuple(box), size, vertical, turn, origin[1]))
+        glyphs.append(Glyph(ch, tuple(box), size, vertical, turn, origin[1], font))
     return _attach_accents(glyphs)
 
 
@@ -173,7 +184,9 @@ def _attach_accents(glyphs: list[Glyph]) -> list[Glyph]:
                 pending = mark
                 continue
         if pending and g.box:
-            g = Glyph(unicodedata.normalize("NFC", g.text + pending), g.box, g.size, g.vertical, g.turn, g.baseline)
+            g = Glyph(
+                unicodedata.normalize("NFC", g.text + pending), g.box, g.size, g.vertical, g.turn, g.baseline, g.font
+            )
             pending = None
         out.append(g)
     return out

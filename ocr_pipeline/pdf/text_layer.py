@@ -18,6 +18,7 @@ from ocr_pipeline.pdf.footnotes import footnote_ids
 from ocr_pipeline.pdf.form_fields import form_runs
 from ocr_pipeline.pdf.furniture import furniture_rows, strip_mark
 from ocr_pipeline.pdf.glyphs import read_glyphs, split_runs
+from ocr_pipeline.pdf.math_latex import latex_formulas, outside_math
 from ocr_pipeline.pdf.page_space import PageSpace, place, reading_frame
 from ocr_pipeline.pdf.reading_order import Box, order_text
 from ocr_pipeline.pdf.small_caps import small_caps_objects
@@ -102,17 +103,19 @@ def page_layout(page: pdfium.PdfPage) -> PageLayout:
     try:
         glyphs = read_glyphs(textpage, small_caps_objects(page))
         space = reading_frame(PageSpace.of(page), glyphs)
-        runs = join_drop_caps(split_runs(place(glyphs, space), space.height))
+        rules = _rules(page, space) if glyphs else []
+        placed = latex_formulas(place(glyphs, space), rules, space.height)  # formulas as LaTeX (math_latex.py)
+        runs = join_drop_caps(split_runs(placed, space.height))
         runs += form_runs(page, space)  # filled form fields: their values are not in the text page
     finally:
         textpage.close()
-    return PageLayout(runs, _rules(page, space) if runs else [], space.width, space.height)
+    return PageLayout(runs, rules if runs else [], space.width, space.height)
 
 
 def write_scripts(text: str) -> str:
     """Sub- and superscripts marked `_{}` / `^{}` written apart as their own word ("m i", "Eu 3+"), the way
     olmOCR-Bench's ground truth and pdftotext write them."""
-    return normalise_whitespace(_SCRIPT_MARK.sub(r" \1 ", text))
+    return normalise_whitespace(outside_math(text, lambda part: _SCRIPT_MARK.sub(r" \1 ", part)))
 
 
 def layout_text(layout: PageLayout, repeated: Iterable[str] = (), marked: bool = False) -> str:
