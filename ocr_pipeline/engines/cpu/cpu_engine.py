@@ -15,10 +15,11 @@ from PIL import Image
 from ocr_pipeline.engines.cpu.layer_check import LayerVerdict, check_layer
 from ocr_pipeline.engines.cpu.line_text import space_after_punctuation
 from ocr_pipeline.engines.cpu.orientation import detect_orientation, rotate_upright
+from ocr_pipeline.engines.cpu.scan_layout import Leveller, halves, level_boxes, margin_pieces
 from ocr_pipeline.engines.cpu.scan_rules import find_rules
 from ocr_pipeline.engines.cpu.sessions import tune_sessions
 from ocr_pipeline.pdf.furniture import furniture_rows
-from ocr_pipeline.pdf.reading_order import Box, order_lines
+from ocr_pipeline.pdf.reading_order import order_lines
 from ocr_pipeline.pdf.table_html import find_tables
 from ocr_pipeline.records import PageInput, PageResult
 
@@ -141,24 +142,33 @@ class CpuEngine:
             if correction:
                 image = rotate_upright(image, correction)
                 quads, txts, scores = self._run(image)
-        boxes = [
-            Box(float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max()), t)
-            for q, t in zip((np.asarray(q) for q in quads), map(space_after_punctuation, txts), strict=True)
-        ]
-        # Page numbers, running heads and notices go, as from the text layer (one page: no repetition to use).
-        drop = furniture_rows(boxes, image.width, image.height)
-        boxes = [b for b in boxes if id(b) not in drop]
+        # Skewed scans are levelled first (scan_layout.py): a slanted line's upright box overlaps its neighbours.
+        boxes, slope = level_boxes(quads, [space_after_punctuation(t) for t in txts], image.width, image.height)
         # Ruling lines in the image make a scanned table's OCR lines into cells, as the text layer's runs.
-        rules = find_rules(np.asarray(image.convert("L")), float(np.median([b.height for b in boxes]))) if boxes else []
-        rest, tables = find_tables(boxes, rules)
-        lines = order_lines(rest + tables)
+        h = float(np.median([b.height for b in boxes])) if boxes else 0.0
+        rules = find_rules(np.asarray(image.convert("L")), h) if boxes else []
+        if slope:
+            leveller = Leveller(slope, image.width)
+            rules = [leveller.rule(r) for r in rules]
+        lines, tables, kept = [], [], 0
+        # A two-page spread is read as its two pages, each with its own furniture and reading order.
+        for part, left, right in halves(boxes, image.width):
+            # Page numbers, running heads and notices go, as from the text layer (one page: no repetition to use);
+            # so do a letterhead's corner pieces and notes in the side margin.
+            drop = furniture_rows(part, right - left, image.height) | margin_pieces(part, left, right, image.height)
+            part = [b for b in part if id(b) not in drop]
+            kept += len(part)
+            rest, part_tables = find_tables(part, rules)
+            tables += part_tables
+            lines += order_lines(rest + part_tables)
         text = "\n".join(" ".join(b.text.strip() for b in line) for line in lines)
         return {
             "text": text,
             "rotation_correction": correction,
             "is_table": bool(tables),
             "mean_score": round(float(np.mean(scores)), 4) if scores else None,
-            "boxes": len(boxes),
+            "boxes": kept,
+            "slope": round(slope, 4),
             "orientation": evidence,
         }
 

@@ -1,0 +1,177 @@
+"""Layout of a scanned page's OCR lines before furniture and reading order: skew, two-page spreads, margin pieces.
+
+Pure geometry on RapidOCR's quads and the Box lists made from them (no OCR, no image):
+- Skew: a scan fed in at a slant gives each line a quad whose top edge slopes; its axis-aligned box is taller
+  than the line by its width times the slope, and such boxes overlap the lines above and below, so lines merge
+  and furniture bands catch body text. The page's dominant slope is the median slope of its long lines; every
+  quad is turned by it about the page centre before boxes are made.
+- Spreads: a scan of two facing pages has a white band at the fold that no line crosses; each side is a page
+  of its own (its running head, its page number, its columns).
+- Margin pieces: a letterhead's small corner lines (a name at the left, a telephone number at the right, above
+  the heading) and notes written upright in the side margin are furniture, not the letter's text.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+import numpy as np
+
+from ocr_pipeline.pdf.boxes import Box
+from ocr_pipeline.pdf.table_html import Rule
+
+# A quad this many times wider than tall is a line long enough to show the page's slope.
+SLOPE_LINE_RATIO = 4.0
+# At least this many such lines are needed to trust a slope.
+MIN_SLOPE_LINES = 3
+# Below this slope (rise over run) the page is level: boxes are left as they are (0.1 degrees).
+MIN_SLOPE = 0.002
+# RapidOCR's boxes reach this many box heights beyond the glyphs at each end of a line.
+END_PAD_HEIGHTS = 0.2
+# The fold of a spread lies within this share of the page width from the middle.
+FOLD_REACH_SHARE = 0.15
+# The white band at the fold is at least this many line heights wide.
+FOLD_GAP_HEIGHTS = 1.0
+# Each side of a fold holds at least this share of the page's characters and spans this share of its text height.
+FOLD_MIN_TEXT_SHARE, FOLD_MIN_SPAN_SHARE = 0.2, 0.5
+# Letterhead corner pieces lie in the top share of the page, in the outer share of its width on either side.
+CORNER_TOP_SHARE, CORNER_SIDE_SHARE = 0.12, 0.35
+# A corner piece is set smaller than the body, at most this many body line heights (a date typed at the top
+# right of a plain letter is body-sized, and stays)...
+CORNER_MAX_HEIGHTS = 0.85
+# ... beside a letterhead's name: a line below it in the top band at least this many times its height.
+HEADING_SIZE = 1.5
+# A box this many line heights tall and this many times taller than wide holds text set upright.
+UPRIGHT_HEIGHTS = 3.0
+
+
+def page_slope(quads: Sequence[np.ndarray]) -> float:
+    """The dominant slope (dy/dx of text lines, y down) of a page's quads; 0.0 when too few long lines show one."""
+    slopes = []
+    for q in quads:
+        q = np.asarray(q, dtype=float)
+        top, bottom = q[1] - q[0], q[2] - q[3]
+        width = float(np.hypot(*top))
+        height = float(np.hypot(*(q[3] - q[0])))
+        if top[0] <= 0 or bottom[0] <= 0 or width < SLOPE_LINE_RATIO * max(height, 1.0):
+            continue
+        slopes.append((top[1] / top[0] + bottom[1] / bottom[0]) / 2)
+    if len(slopes) < MIN_SLOPE_LINES:
+        return 0.0
+    slope = float(statistics.median(slopes))
+    return slope if abs(slope) >= MIN_SLOPE else 0.0
+
+
+class Leveller:
+    """Shears image points by a page's slope, so that its text lines run level and x stays as it is.
+
+    A shear, not a turn: on a page whose lines slope while its columns stand upright (a sheet curved or
+    drawn through the scanner unevenly) a turn would tilt the columns' edges and close their gutters; on a page
+    turned a little as a whole the columns' edges lean either way.
+    """
+
+    def __init__(self, slope: float, width: float) -> None:
+        self.slope, self.cx = slope, width / 2
+
+    def points(self, pts: np.ndarray) -> np.ndarray:
+        """Levelled (x, y) of an (n, 2) array of image points."""
+        return np.stack([pts[:, 0], pts[:, 1] - self.slope * (pts[:, 0] - self.cx)], axis=1)
+
+    def box(self, quad: np.ndarray, text: str) -> Box:
+        """The levelled quad's bounding box, its ends drawn in by the detector's padding."""
+        p = self.points(np.asarray(quad, dtype=float))
+        x0, y0, x1, y1 = float(p[:, 0].min()), float(p[:, 1].min()), float(p[:, 0].max()), float(p[:, 1].max())
+        # The detector grows each box around its glyphs by a share of its height, on every side: two columns set
+        # close together overlap by twice that, and no gutter shows between them.
+        trim = min(END_PAD_HEIGHTS * (y1 - y0), (x1 - x0) / 4)
+        return Box(x0 + trim, y0, x1 - trim, y1, text)
+
+    def rule(self, rule: Rule) -> Rule:
+        """A ruling line moved with the text: its midline sheared, its thickness kept."""
+        if rule.horizontal:
+            yc, half = (rule.y0 + rule.y1) / 2, (rule.y1 - rule.y0) / 2
+            (_, ay), (_, by) = self.points(np.array([[rule.x0, yc], [rule.x1, yc]]))
+            return Rule(rule.x0, float((ay + by) / 2 - half), rule.x1, float((ay + by) / 2 + half))
+        (_, ay), (_, by) = self.points(np.array([[(rule.x0 + rule.x1) / 2, rule.y0], [(rule.x0 + rule.x1) / 2, rule.y1]]))
+        return Rule(rule.x0, float(ay), rule.x1, float(by))
+
+
+def level_boxes(quads: Sequence[np.ndarray], texts: Sequence[str], width: float, height: float) -> tuple[list[Box], float]:
+    """Boxes of the quads with the page's skew taken out, and the slope used (0.0: the page was level)."""
+    slope = page_slope(quads)
+    leveller = Leveller(slope, width)
+    return [leveller.box(q, t) for q, t in zip(quads, texts, strict=True)], slope
+
+
+def _chars(boxes: Sequence[Box]) -> int:
+    return sum(len(b.text.strip()) for b in boxes)
+
+
+def fold_cut(boxes: Sequence[Box], width: float) -> float | None:
+    """The x of the fold of a two-page spread (a white band near the middle that no box crosses), or None."""
+    boxes = [b for b in boxes if b.text.strip()]
+    if len(boxes) < 4:
+        return None
+    h = statistics.median(b.height for b in boxes)
+    total, top, bottom = _chars(boxes), min(b.y0 for b in boxes), max(b.y1 for b in boxes)
+    spans = sorted((b.x0, b.x1) for b in boxes)
+    best: tuple[float, float] | None = None
+    end = spans[0][1]
+    for x0, x1 in spans[1:]:
+        a, b = end, x0
+        end = max(end, x1)
+        if b - a < FOLD_GAP_HEIGHTS * h or abs((a + b) / 2 - width / 2) > FOLD_REACH_SHARE * width:
+            continue
+        if best is None or b - a > best[1] - best[0]:
+            best = (a, b)
+    if best is None:
+        return None
+    x = (best[0] + best[1]) / 2
+    for side in ([b for b in boxes if b.x1 <= x], [b for b in boxes if b.x0 >= x]):
+        span = max(b.y1 for b in side) - min(b.y0 for b in side)
+        # Each side a page of text, not a sidebar or a column of labels beside a picture.
+        if _chars(side) < FOLD_MIN_TEXT_SHARE * total or span < FOLD_MIN_SPAN_SHARE * (bottom - top):
+            return None
+    return x
+
+
+def halves(boxes: Sequence[Box], width: float) -> list[tuple[list[Box], float, float]]:
+    """The page's pages: (boxes, left edge, right edge) for each side of a fold, or the whole page."""
+    x = fold_cut(boxes, width)
+    if x is None:
+        return [(list(boxes), 0.0, width)]
+    return [([b for b in boxes if b.x1 <= x], 0.0, x), ([b for b in boxes if b.x0 >= x], x, width)]
+
+
+def _upright(b: Box, h: float) -> bool:
+    return b.height >= UPRIGHT_HEIGHTS * h and b.height >= UPRIGHT_HEIGHTS * (b.x1 - b.x0)
+
+
+def margin_pieces(boxes: Sequence[Box], left: float, right: float, height: float) -> set[int]:
+    """ids of letterhead corner pieces and upright margin notes among one page's boxes (x from `left` to `right`)."""
+    boxes = [b for b in boxes if b.text.strip()]
+    if len(boxes) < 4:
+        return set()
+    h = statistics.median(b.height for b in boxes)
+    flat = [b for b in boxes if not _upright(b, h)]
+    drop: set[int] = set()
+    if flat:
+        body_left, body_right = min(b.x0 for b in flat), max(b.x1 for b in flat)
+        # A note written up or down the side margin, wholly outside the lines of text.
+        drop |= {id(b) for b in boxes if _upright(b, h) and (b.x0 >= body_right or b.x1 <= body_left)}
+    width = right - left
+    for b in flat:
+        corner = b.x1 <= left + CORNER_SIDE_SHARE * width or b.x0 >= right - CORNER_SIDE_SHARE * width
+        if not corner or b.y1 > CORNER_TOP_SHARE * height or b.height > CORNER_MAX_HEIGHTS * h:
+            continue
+        # Isolated: nothing above it, and on its row nothing toward the middle but another corner piece.
+        above = any(o.y1 <= b.y0 for o in flat if o is not b and min(o.x1, b.x1) - max(o.x0, b.x0) > 0)
+        row = [o for o in flat if o is not b and min(o.y1, b.y1) - max(o.y0, b.y0) > 0]
+        inward = [o for o in row if left + CORNER_SIDE_SHARE * width < (o.x0 + o.x1) / 2 < right - CORNER_SIDE_SHARE * width]
+        heading = any(
+            o.y0 >= b.y1 and o.y1 <= 2 * CORNER_TOP_SHARE * height and o.height >= HEADING_SIZE * b.height for o in flat
+        )
+        if heading and not above and not inward:
+            drop.add(id(b))
+    return drop
