@@ -15,7 +15,7 @@ from PIL import Image
 from ocr_pipeline.engines.cpu.layer_check import LayerVerdict, check_layer
 from ocr_pipeline.engines.cpu.line_text import space_after_punctuation
 from ocr_pipeline.engines.cpu.orientation import detect_orientation, rotate_upright
-from ocr_pipeline.engines.cpu.scan_layout import Leveller, halves, level_boxes, margin_pieces
+from ocr_pipeline.engines.cpu.scan_layout import Leveller, halves, letterhead, level_boxes, margin_pieces
 from ocr_pipeline.engines.cpu.scan_rules import find_rules
 from ocr_pipeline.engines.cpu.sessions import tune_sessions
 from ocr_pipeline.pdf.furniture import furniture_rows
@@ -156,6 +156,7 @@ class CpuEngine:
             # Page numbers, running heads and notices go, as from the text layer (one page: no repetition to use);
             # so do a letterhead's corner pieces and notes in the side margin.
             drop = furniture_rows(part, right - left, image.height) | margin_pieces(part, left, right, image.height)
+            drop |= letterhead(part, image.height)
             part = [b for b in part if id(b) not in drop]
             kept += len(part)
             rest, part_tables = find_tables(part, rules)

@@ -42,6 +42,13 @@ CORNER_TOP_SHARE, CORNER_SIDE_SHARE = 0.12, 0.35
 CORNER_MAX_HEIGHTS = 0.85
 # ... beside a letterhead's name: a line below it in the top band at least this many times its height.
 HEADING_SIZE = 1.5
+# A letterhead's name is set at least this many body line heights tall, within the top share of the page...
+TITLE_HEIGHTS, TITLE_TOP_SHARE = 2.0, 0.2
+# ... and a letterhead set small is a block of at most this many lines in the top share, each narrower than this
+# share of the text width, more than half of them smaller than this share of the body's line height.
+LETTERHEAD_ROWS, LETTERHEAD_WIDTH_SHARE, SMALL_SHARE = 6, 0.5, 0.9
+# A letterhead stands off the letter by more than this many line heights of white.
+LETTERHEAD_APART_HEIGHTS = 1.0
 # A box this many line heights tall and this many times taller than wide holds text set upright.
 UPRIGHT_HEIGHTS = 3.0
 
@@ -167,7 +174,7 @@ def margin_pieces(boxes: Sequence[Box], left: float, right: float, height: float
             continue
         # Isolated: nothing above it, and on its row nothing toward the middle but another corner piece.
         above = any(o.y1 <= b.y0 for o in flat if o is not b and min(o.x1, b.x1) - max(o.x0, b.x0) > 0)
-        row = [o for o in flat if o is not b and min(o.y1, b.y1) - max(o.y0, b.y0) > 0]
+        row = [o for o in flat if o is not b and min(o.y1, b.y1) - max(o.y0, b.y0) > 0.5 * min(o.height, b.height)]
         inward = [o for o in row if left + CORNER_SIDE_SHARE * width < (o.x0 + o.x1) / 2 < right - CORNER_SIDE_SHARE * width]
         heading = any(
             o.y0 >= b.y1 and o.y1 <= 2 * CORNER_TOP_SHARE * height and o.height >= HEADING_SIZE * b.height for o in flat
@@ -175,3 +182,47 @@ def margin_pieces(boxes: Sequence[Box], left: float, right: float, height: float
         if heading and not above and not inward:
             drop.add(id(b))
     return drop
+
+
+def _rows(boxes: Sequence[Box]) -> list[list[Box]]:
+    """Boxes grouped into rows by vertical overlap, top to bottom."""
+    rows: list[list[Box]] = []
+    for b in sorted(boxes, key=lambda b: b.yc):
+        if rows and min(b.y1, max(o.y1 for o in rows[-1])) - max(b.y0, min(o.y0 for o in rows[-1])) > 0.5 * b.height:
+            rows[-1].append(b)
+        else:
+            rows.append([b])
+    return rows
+
+
+def letterhead(boxes: Sequence[Box], height: float) -> set[int]:
+    """ids of a letterhead's lines: the small lines above a name set large at the top of the page, or a top block
+    of short lines set mostly small and standing off the letter (an attorney's name and address in small caps)."""
+    boxes = [b for b in boxes if b.text.strip()]
+    if len(boxes) < 4:
+        return set()
+    h = statistics.median(b.height for b in boxes)
+    flat = [b for b in boxes if not _upright(b, h)]
+    top = [b for b in flat if b.y1 <= TITLE_TOP_SHARE * height]
+    title = max(top, key=lambda b: b.height, default=None)
+    if title is not None and title.height >= TITLE_HEIGHTS * h:
+        # Lines wholly above the name, each smaller than it (a motto, "Founded 1814", a telephone number).
+        return {id(b) for b in flat if b.y1 <= title.y0 + 0.25 * title.height and b.height * 1.5 <= title.height}
+    rows = _rows(flat)
+    left, right = min(b.x0 for b in flat), max(b.x1 for b in flat)
+    block: list[list[Box]] = []
+    for k, row in enumerate(rows[: LETTERHEAD_ROWS + 1]):
+        block.append(row)
+        nxt = rows[k + 1] if k + 1 < len(rows) else None
+        gap = None if nxt is None else min(b.y0 for b in nxt) - max(b.y1 for b in row)
+        if gap is not None and gap > LETTERHEAD_APART_HEIGHTS * h:
+            break
+    else:
+        return set()
+    if len(block) > LETTERHEAD_ROWS or max(b.y1 for row in block for b in row) > CORNER_TOP_SHARE * height:
+        return set()
+    short = all(max(b.x1 for b in r) - min(b.x0 for b in r) < LETTERHEAD_WIDTH_SHARE * (right - left) for r in block)
+    small = sum(max(b.height for b in r) < SMALL_SHARE * h for r in block)
+    if short and len(block) >= 2 and 2 * small > len(block):
+        return {id(b) for r in block for b in r}
+    return set()
