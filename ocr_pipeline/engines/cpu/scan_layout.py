@@ -100,11 +100,15 @@ class Leveller:
             yc, half = (rule.y0 + rule.y1) / 2, (rule.y1 - rule.y0) / 2
             (_, ay), (_, by) = self.points(np.array([[rule.x0, yc], [rule.x1, yc]]))
             return Rule(rule.x0, float((ay + by) / 2 - half), rule.x1, float((ay + by) / 2 + half))
-        (_, ay), (_, by) = self.points(np.array([[(rule.x0 + rule.x1) / 2, rule.y0], [(rule.x0 + rule.x1) / 2, rule.y1]]))
+        (_, ay), (_, by) = self.points(
+            np.array([[(rule.x0 + rule.x1) / 2, rule.y0], [(rule.x0 + rule.x1) / 2, rule.y1]])
+        )
         return Rule(rule.x0, float(ay), rule.x1, float(by))
 
 
-def level_boxes(quads: Sequence[np.ndarray], texts: Sequence[str], width: float, height: float) -> tuple[list[Box], float]:
+def level_boxes(
+    quads: Sequence[np.ndarray], texts: Sequence[str], width: float, height: float
+) -> tuple[list[Box], float]:
     """Boxes of the quads with the page's skew taken out, and the slope used (0.0: the page was level)."""
     slope = page_slope(quads)
     leveller = Leveller(slope, width)
@@ -175,7 +179,9 @@ def margin_pieces(boxes: Sequence[Box], left: float, right: float, height: float
         # Isolated: nothing above it, and on its row nothing toward the middle but another corner piece.
         above = any(o.y1 <= b.y0 for o in flat if o is not b and min(o.x1, b.x1) - max(o.x0, b.x0) > 0)
         row = [o for o in flat if o is not b and min(o.y1, b.y1) - max(o.y0, b.y0) > 0.5 * min(o.height, b.height)]
-        inward = [o for o in row if left + CORNER_SIDE_SHARE * width < (o.x0 + o.x1) / 2 < right - CORNER_SIDE_SHARE * width]
+        inward = [
+            o for o in row if left + CORNER_SIDE_SHARE * width < (o.x0 + o.x1) / 2 < right - CORNER_SIDE_SHARE * width
+        ]
         heading = any(
             o.y0 >= b.y1 and o.y1 <= 2 * CORNER_TOP_SHARE * height and o.height >= HEADING_SIZE * b.height for o in flat
         )
