@@ -95,9 +95,9 @@ def check_layer(
     image: np.ndarray,
     layer: str,
     detect: Callable[[np.ndarray], Sequence[np.ndarray]],
-    read: Callable[[np.ndarray], tuple[str, float]],
+    read: Callable[[list[np.ndarray]], list[tuple[str, float]]],
 ) -> LayerVerdict:
-    """Detect the page's lines, read a sample of them with `read`, and judge the layer against those readings."""
+    """Detect the page's lines, read a sample of them with `read` (one batch), and judge the layer against them."""
     quads = detect(image)
     crops = line_crops(image, quads, sample_indices(len(quads)))
-    return judge_layer(layer, [read(crop) for crop in crops])
+    return judge_layer(layer, read(crops))

@@ -4,9 +4,10 @@ Pure geometry on RapidOCR's quads and the Box lists made from them (no OCR, no i
 - Skew: a scan fed in at a slant gives each line a quad whose top edge slopes; its axis-aligned box is taller
   than the line by its width times the slope, and such boxes overlap the lines above and below, so lines merge
   and furniture bands catch body text. The page's dominant slope is the median slope of its long lines; every
-  quad is turned by it about the page centre before boxes are made.
+  quad is sheared level by it before its box is made, and the box loses the detector's padding.
 - Spreads: a scan of two facing pages has a white band at the fold that no line crosses; each side is a page
-  of its own (its running head, its page number, its columns).
+  of its own (its running head, its page number, its columns). A page of two columns that nothing crosses, cut
+  there too, reads the same: its columns one after the other.
 - Margin pieces: a letterhead's small corner lines (a name at the left, a telephone number at the right, above
   the heading) and notes written upright in the side margin are furniture, not the letter's text.
 """
