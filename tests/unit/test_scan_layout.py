@@ -81,6 +81,16 @@ def test_no_fold_across_a_title_or_beside_a_narrow_sidebar() -> None:
     assert fold_cut(left + sidebar, WIDTH) is None
 
 
+def test_no_fold_between_a_drawings_labels() -> None:
+    labels = [
+        Box(x, y, x + 30, y + 20, str(n))
+        for n, (x, y) in enumerate(
+            [(100, 100), (250, 300), (120, 700), (400, 1000), (700, 150), (620, 500), (800, 900), (650, 1200)] * 3
+        )
+    ]
+    assert fold_cut(labels, WIDTH) is None
+
+
 def test_letterhead_corner_pieces_go() -> None:
     pieces = [Box(70, 50, 200, 70, "JOHN SMITH"), Box(790, 52, 905, 72, "TELEPHONE 478")]
     name = Box(135, 100, 840, 160, "THE SMITH COMPANY")

@@ -38,6 +38,8 @@ FOLD_REACH_SHARE = 0.15
 FOLD_GAP_HEIGHTS = 1.0
 # Each side of a fold holds at least this share of the page's characters and spans this share of its text height.
 FOLD_MIN_TEXT_SHARE, FOLD_MIN_SPAN_SHARE = 0.2, 0.5
+# ... in at least this many lines of text, each at least this many line heights long.
+FOLD_MIN_LINES, FOLD_LINE_HEIGHTS = 5, 5.0
 # Letterhead corner pieces lie in the top share of the page, in the outer share of its width on either side.
 CORNER_TOP_SHARE, CORNER_SIDE_SHARE = 0.12, 0.35
 # A corner piece is set smaller than the body, at most this many body line heights (a date typed at the top
@@ -145,9 +147,11 @@ def fold_cut(boxes: Sequence[Box], width: float) -> float | None:
         return None
     x = (best[0] + best[1]) / 2
     for side in ([b for b in boxes if b.x1 <= x], [b for b in boxes if b.x0 >= x]):
-        span = max(b.y1 for b in side) - min(b.y0 for b in side)
-        # Each side a page of text, not a sidebar or a column of labels beside a picture.
-        if _chars(side) < FOLD_MIN_TEXT_SHARE * total or span < FOLD_MIN_SPAN_SHARE * (bottom - top):
+        # Each side a page of text lines, not a sidebar, a column of labels beside a picture or a drawing's labels.
+        lines = [b for b in side if b.x1 - b.x0 >= FOLD_LINE_HEIGHTS * h]
+        if len(lines) < FOLD_MIN_LINES or _chars(side) < FOLD_MIN_TEXT_SHARE * total:
+            return None
+        if max(b.y1 for b in lines) - min(b.y0 for b in lines) < FOLD_MIN_SPAN_SHARE * (bottom - top):
             return None
     return x
 
