@@ -135,3 +135,20 @@ def test_space_dropped_after_punctuation_is_put_back(engine: CpuEngine) -> None:
     pdf = pdfgen.text_pdf([["Thousands will greet you,and in no uncertain tones.Progressivism is here."]], font_size=20)
     text = engine.ocr_page(PageInput("h", 1, _png(pdf, 900))).text
     assert "you, and" in text and "tones. Progressivism" in text, text
+
+
+def test_sampled_lines_are_read_as_one_batch_in_order(engine: CpuEngine) -> None:
+    from PIL import Image, ImageDraw, ImageFont
+
+    def line(text: str) -> np.ndarray:
+        img = Image.new("RGB", (40 + 22 * len(text), 64), "white")
+        ImageDraw.Draw(img).text((20, 12), text, fill="black", font=ImageFont.load_default(size=36))
+        return np.asarray(img)
+
+    words = ["Harbour", "meadow lane", "Seventeen"]
+    readings = engine._read_lines([line(w) for w in words])
+    # As many readings as lines, in the lines' order (the recogniser sorts a batch by width inside).
+    assert [t for t, _ in readings] == words and all(s > 0.8 for _, s in readings)
+    assert engine._read_lines([]) == []
+    blank = np.full((40, 200, 3), 255, np.uint8)
+    assert engine._read_lines([blank]) == [("", 0.0)]  # nothing legible reads as nothing, as RapidOCR's own call
