@@ -31,6 +31,8 @@ SMALL_SHARE = 0.9
 LARGE_SHARE = 1.3
 # A set-apart band block of at most this many lines can be furniture; small print (a masthead) may run longer.
 MAX_BLOCK_ROWS, MAX_SMALL_BLOCK_ROWS = 3, 6
+# ... and a block of lines most of which carry a band mark (a masthead) at most this many.
+MAX_MASTHEAD_ROWS = 8
 # A line narrower than this share of the text block's width is a short line (a running head, a footer note).
 SHORT_SHARE = 0.6
 # A page number box stands this many line heights clear of the rest of its line.
@@ -123,6 +125,10 @@ def _block_is_furniture(block: list[Row], h: float, span: tuple[float, float], h
     # A page number stands clear of its neighbours (a sub- or superscript digit is glued to its base).
     numbered = any(_numbers(row, h, 1.0) for row in block)
     texts = [_text(row) for row in block]
+    # A journal's masthead (publisher notice, URL, fee code, journal, volume, copyright): a band block of more
+    # lines than a running head is still furniture when most of its lines carry a band mark.
+    if len(block) <= MAX_MASTHEAD_ROWS and 2 * sum(1 for t in texts if has_band_mark(t)) > len(block):
+        return True
     if len(block) > (MAX_SMALL_BLOCK_ROWS if size < SMALL_SHARE * h else MAX_BLOCK_ROWS):
         return False
     # Small print in a band is furniture when it stands alone on its line; two or more small lines may be a

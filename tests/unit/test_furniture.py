@@ -130,3 +130,34 @@ def test_body_near_the_margins_kept_numbered_heading_and_last_line() -> None:
     lines = text.splitlines()
     assert lines[0] == "3. Results" and lines[-1] == "and so the season ended."
     assert len(lines) == 52
+
+
+def _masthead(lines: list[tuple[str, float]]) -> tuple[set[int], list[Box], list[Box]]:
+    """A first page: a block of `lines` (text, height) at the top, a title well below, then ten body lines."""
+    top = [Box(40, 8 + 8 * k, 40 + 5 * len(t), 8 + 8 * k + size, t) for k, (t, size) in enumerate(lines)]
+    title = Box(40, 95, 480, 112, "A Role in Allosteric Modulation of Ligand Binding")
+    body = [Box(40, 160 + 12 * k, 540, 169 + 12 * k, S[k % 8]) for k in range(10)]
+    return furniture_rows([*top, title, *body], 585.0, 783.0), top, [title, *body]
+
+
+def test_journal_masthead_of_six_lines_dropped() -> None:
+    # More lines than a running head, body-sized in part; most of them carry a journal's marks (a URL, the volume,
+    # a copyright line, "Printed in"), and the block stands off the title: a masthead, all of it furniture.
+    drop, top, rest = _masthead(
+        [
+            ("Supplemental material to this article can be found at:", 9.5),
+            ("http://journal.example.org/content/suppl/2011/03/17/1.DC1", 9.5),
+            ("0026-895X/11/7906-1044-1052$25.00", 6.0),
+            ("JOURNAL OF EXAMPLES Vol. 79, No. 6", 6.0),
+            ("Copyright © 2011 The Society of Examples", 6.0),
+            ("J Ex 79:1044-1052, 2011 Printed in U.S.A.", 6.0),
+        ]
+    )
+    assert {id(b) for b in top} <= drop
+    assert not drop & {id(b) for b in rest}
+
+
+def test_top_block_of_prose_with_one_marked_line_kept() -> None:
+    # Four body-sized lines at the top, one of which happens to hold a date: a paragraph, not a masthead.
+    drop, top, rest = _masthead([(S[k], 9.0) for k in range(3)] + [("signed on June 17, 2016 by both parties", 9.0)])
+    assert not drop & {id(b) for b in top + rest}
