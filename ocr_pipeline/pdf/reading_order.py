@@ -229,6 +229,11 @@ def _enclosed(insets: list[Box], left: list[Box], right: list[Box], h: float) ->
     )
 
 
+def is_upright(box: Box, line_height: float) -> bool:
+    """Whether a box holds text set upright (running up or down the page): tall for a line and for its width."""
+    return box.height >= UPRIGHT_HEIGHTS * line_height and box.height >= UPRIGHT_HEIGHTS * (box.x1 - box.x0)
+
+
 def order_lines(boxes: Sequence[Box]) -> list[list[Box]]:
     """Boxes grouped into lines, in reading order: headers, then columns one after another."""
     boxes = [b for b in boxes if b.text.strip()]
@@ -238,7 +243,7 @@ def order_lines(boxes: Sequence[Box]) -> list[list[Box]]:
     # Line numbers in a margin or gutter are read after the text: beside it they split every sentence they touch.
     stacks = line_number_stacks(boxes, h)
     # So is text running up or down the page (an OCR'd margin stamp): its tall box would join every line beside it.
-    upright = [b for b in boxes if b.height >= UPRIGHT_HEIGHTS * h and b.height >= UPRIGHT_HEIGHTS * (b.x1 - b.x0)]
+    upright = [b for b in boxes if is_upright(b, h)]
     aside = [[b] for stack in stacks for b in stack] + [[b] for b in upright]
     skip = {id(line[0]) for line in aside}
     rest = [b for b in boxes if id(b) not in skip]

@@ -48,8 +48,8 @@ def test_skewed_lines_become_level_and_separate() -> None:
         Box(q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max(), t) for q, t in zip(quads, texts, strict=True)
     ]
     assert all(a.y1 > b.y0 for a, b in zip(raw, raw[1:], strict=False))
-    boxes, slope = level_boxes(quads, texts, WIDTH, HEIGHT)
-    assert abs(slope - 0.03) < 1e-9
+    boxes, leveller = level_boxes(quads, texts, WIDTH)
+    assert abs(leveller.slope - 0.03) < 1e-9
     assert all(abs(b.height - 0.6 * 18) < 1e-6 for b in boxes)  # level, less the detector's padding
     assert all(a.y1 < b.y0 for a, b in zip(boxes, boxes[1:], strict=False))
     assert [line[0].text for line in order_lines(boxes)] == texts

@@ -15,7 +15,7 @@ from PIL import Image
 from ocr_pipeline.engines.cpu.layer_check import LayerVerdict, check_layer
 from ocr_pipeline.engines.cpu.line_text import space_after_punctuation
 from ocr_pipeline.engines.cpu.orientation import detect_orientation, rotate_upright
-from ocr_pipeline.engines.cpu.scan_layout import Leveller, halves, letterhead, level_boxes, margin_pieces
+from ocr_pipeline.engines.cpu.scan_layout import halves, letterhead, level_boxes, margin_pieces
 from ocr_pipeline.engines.cpu.scan_rules import find_rules
 from ocr_pipeline.engines.cpu.sessions import tune_sessions
 from ocr_pipeline.pdf.furniture import furniture_rows
@@ -153,12 +153,11 @@ class CpuEngine:
                 image = rotate_upright(image, correction)
                 quads, txts, scores = self._run(image)
         # Skewed scans are levelled first (scan_layout.py): a slanted line's upright box overlaps its neighbours.
-        boxes, slope = level_boxes(quads, [space_after_punctuation(t) for t in txts], image.width, image.height)
+        boxes, leveller = level_boxes(quads, [space_after_punctuation(t) for t in txts], image.width)
         # Ruling lines in the image make a scanned table's OCR lines into cells, as the text layer's runs.
         h = float(np.median([b.height for b in boxes])) if boxes else 0.0
         rules = find_rules(np.asarray(image.convert("L")), h) if boxes else []
-        if slope:
-            leveller = Leveller(slope, image.width)
+        if leveller.slope:
             rules = [leveller.rule(r) for r in rules]
         lines, tables, kept = [], [], 0
         # A two-page spread is read as its two pages, each with its own furniture and reading order.
@@ -179,7 +178,7 @@ class CpuEngine:
             "is_table": bool(tables),
             "mean_score": round(float(np.mean(scores)), 4) if scores else None,
             "boxes": kept,
-            "slope": round(slope, 4),
+            "slope": round(leveller.slope, 4),
             "orientation": evidence,
         }
 

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ocr_pipeline.pdf.boxes import Box
+from ocr_pipeline.pdf.reading_order import is_upright
 from ocr_pipeline.pdf.table_html import Rule
 
 # A quad this many times wider than tall is a line long enough to show the page's slope.
@@ -54,8 +55,6 @@ TITLE_HEIGHTS, TITLE_TOP_SHARE = 2.0, 0.2
 LETTERHEAD_ROWS, LETTERHEAD_WIDTH_SHARE, SMALL_SHARE = 6, 0.5, 0.9
 # A letterhead stands off the letter by more than this many line heights of white.
 LETTERHEAD_APART_HEIGHTS = 1.0
-# A box this many line heights tall and this many times taller than wide holds text set upright.
-UPRIGHT_HEIGHTS = 3.0
 
 
 def page_slope(quads: Sequence[np.ndarray]) -> float:
@@ -113,13 +112,11 @@ class Leveller:
         return Rule(rule.x0, float(ay), rule.x1, float(by))
 
 
-def level_boxes(
-    quads: Sequence[np.ndarray], texts: Sequence[str], width: float, height: float
-) -> tuple[list[Box], float]:
-    """Boxes of the quads with the page's skew taken out, and the slope used (0.0: the page was level)."""
-    slope = page_slope(quads)
-    leveller = Leveller(slope, width)
-    return [leveller.box(q, t) for q, t in zip(quads, texts, strict=True)], slope
+def level_boxes(quads: Sequence[np.ndarray], texts: Sequence[str], width: float) -> tuple[list[Box], Leveller]:
+    """Boxes of the quads with the page's skew taken out, and the leveller used (its slope 0.0: the page was level),
+    for moving the page's ruling lines with them."""
+    leveller = Leveller(page_slope(quads), width)
+    return [leveller.box(q, t) for q, t in zip(quads, texts, strict=True)], leveller
 
 
 def _chars(boxes: Sequence[Box]) -> int:
@@ -164,22 +161,18 @@ def halves(boxes: Sequence[Box], width: float) -> list[tuple[list[Box], float, f
     return [([b for b in boxes if b.x1 <= x], 0.0, x), ([b for b in boxes if b.x0 >= x], x, width)]
 
 
-def _upright(b: Box, h: float) -> bool:
-    return b.height >= UPRIGHT_HEIGHTS * h and b.height >= UPRIGHT_HEIGHTS * (b.x1 - b.x0)
-
-
 def margin_pieces(boxes: Sequence[Box], left: float, right: float, height: float) -> set[int]:
     """ids of letterhead corner pieces and upright margin notes among one page's boxes (x from `left` to `right`)."""
     boxes = [b for b in boxes if b.text.strip()]
     if len(boxes) < 4:
         return set()
     h = statistics.median(b.height for b in boxes)
-    flat = [b for b in boxes if not _upright(b, h)]
+    flat = [b for b in boxes if not is_upright(b, h)]
     drop: set[int] = set()
     if flat:
         body_left, body_right = min(b.x0 for b in flat), max(b.x1 for b in flat)
         # A note written up or down the side margin, wholly outside the lines of text.
-        drop |= {id(b) for b in boxes if _upright(b, h) and (b.x0 >= body_right or b.x1 <= body_left)}
+        drop |= {id(b) for b in boxes if is_upright(b, h) and (b.x0 >= body_right or b.x1 <= body_left)}
     width = right - left
     for b in flat:
         corner = b.x1 <= left + CORNER_SIDE_SHARE * width or b.x0 >= right - CORNER_SIDE_SHARE * width
@@ -217,7 +210,7 @@ def letterhead(boxes: Sequence[Box], height: float) -> set[int]:
     if len(boxes) < 4:
         return set()
     h = statistics.median(b.height for b in boxes)
-    flat = [b for b in boxes if not _upright(b, h)]
+    flat = [b for b in boxes if not is_upright(b, h)]
     top = [b for b in flat if b.y1 <= TITLE_TOP_SHARE * height]
     title = max(top, key=lambda b: b.height, default=None)
     if title is not None and title.height >= TITLE_HEIGHTS * h:
