@@ -80,7 +80,7 @@ class S3ClientResource(ConfigurableResource):
     Its fields are S3ClientSettings' (the OCR_PIPELINE_<ROLE>_* variables), under dagster-aws S3Resource's names.
     Not dagster-aws's resource itself: importing dagster-aws adds 0.7-0.9 s to every process that loads the code
     location (the CLI's first request included), and its S3Resource hands a step that names it through
-    `required_resource_keys` a boto3 client built at step start, local workspaces included (README, "S3").
+    `required_resource_keys` a boto3 client built at step start, local workspaces included (docs/operations.md, "S3").
     """
 
     aws_access_key_id: str | None = _declared("aws_access_key_id", _S3_DECLARED)

@@ -193,7 +193,7 @@ def deployment_from_env(environ: Mapping[str, str] | None = None) -> DeploymentS
 
 
 def environment_rows() -> list[tuple[str, str, str]]:
-    """(variable, default, meaning) for every variable of both settings classes: the README's table."""
+    """(variable, default, meaning) for every variable of both settings classes: the table in docs/configuration.md."""
     rows = []
     for cls in (PipelineSettings, DeploymentSettings):
         for spec in fields_of(cls):

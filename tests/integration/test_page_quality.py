@@ -99,7 +99,7 @@ def test_dolma_mix_drops_the_flagged_page_and_keeps_the_others(tmp_path: Path) -
     [doc] = read_gzip_jsonl(ws.read_bytes(dolma_key(group)))
     [(start, end, _)] = [s for s in doc["attributes"][PREFIX + "flagged"] if s[2] == 1]
     flagged_text = doc["text"][start:end]
-    # The stream reads the shard as written (attributes inline); the span filter is the README's.
+    # The stream reads the shard as written (attributes inline); the span filter is docs/quality.md's.
     config = {
         "streams": [
             {
