@@ -59,6 +59,16 @@ def children_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def add_answers_of(checkout: Path, pdfs: Path, answers: Path) -> None:
+    """Add the right answers keyed by the page images another checkout renders (its PNG bytes may differ)."""
+    script = "import json, sys; from tests.support.oracle import right_answers; "
+    script += "print(json.dumps(right_answers(sys.argv[1], key_by_bytes=True)))"
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    out = subprocess.run([sys.executable, "-c", script, str(pdfs)], env=env, cwd=checkout, capture_output=True,
+                         text=True, check=True).stdout  # fmt: skip
+    answers.write_text(json.dumps({**json.loads(answers.read_text()), **json.loads(out)}))
+
+
 def warm_up(url: str) -> None:
     """One request for a page the server has no answer for, before the clock starts.
 
@@ -73,10 +83,17 @@ def warm_up(url: str) -> None:
         response.read()
 
 
-def commands(
-    pdfs: Path, work: Path, before: Path | None, olmocr: str | None
-) -> dict[str, tuple[list[str], dict[str, str]]]:
-    """Each system's command line (`{URL}` stands for the server) and extra environment."""
+@dataclass(frozen=True)
+class Command:
+    """One system's command line (`{URL}` stands for the server), extra environment and working directory."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: Path | None = None
+
+
+def commands(pdfs: Path, work: Path, before: Path | None, olmocr: str | None) -> dict[str, Command]:
+    """Each system's command."""
     pdf_files = [str(p) for p in sorted(pdfs.glob("*.pdf"))]
 
     def ours(name: str) -> list[str]:
@@ -84,25 +101,27 @@ def commands(
         return [sys.executable, "-m", "ocr_pipeline.cli", "run", str(work / name), "--pdfs", str(pdfs),
                 "--server", "{URL}", "--quiet"]  # fmt: skip
 
-    runs: dict[str, tuple[list[str], dict[str, str]]] = {"after": (ours("after"), {})}
+    runs = {"after": Command(ours("after"), {})}
     if before is not None:
-        runs["before"] = (ours("before"), {"PYTHONPATH": str(before)})
+        # Run from the checkout too: `-m` puts the working directory first on sys.path, before PYTHONPATH.
+        runs["before"] = Command(ours("before"), {"PYTHONPATH": str(before)}, before)
     if olmocr:
         theirs = [olmocr, "-m", "olmocr.pipeline", str(work / "olmocr"), "--pdfs", *pdf_files]
-        runs["olmocr"] = (theirs + ["--server", "{URL}/v1", "--model", "olmocr"], {})
+        runs["olmocr"] = Command(theirs + ["--server", "{URL}/v1", "--model", "olmocr"], {})
     return runs
 
 
-def timed(cmd: list[str], env: dict[str, str], setup: Setup, answers: Path, pages: int, log: Path) -> dict[str, float]:
+def timed(command: Command, setup: Setup, answers: Path, pages: int, log: Path) -> dict[str, float]:
     """One command against a fresh server: wall seconds, CPU seconds, the server's busy share."""
     server, url = start_server(setup.slots, setup.service_s, answers)
     try:
         warm_up(url)
         warm = server_stats(url)
-        cmd = [part.replace("{URL}", url) for part in cmd]
+        cmd = [part.replace("{URL}", url) for part in command.argv]
         cpu, started = children_cpu_s(), time.time()
         with log.open("wb") as out:
-            rc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **env}, check=False)
+            env = {**os.environ, **command.env}
+            rc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=command.cwd, check=False)
         wall, cpu = time.time() - started, children_cpu_s() - cpu  # before the server is waited for
         stats = server_stats(url)
     finally:
@@ -137,15 +156,17 @@ def main() -> None:
         pdfs = Path(tmp) / "pdfs"
         pages = build_corpus(pdfs)
         answers = write_server_answers(pdfs, Path(tmp) / "answers.json")
+        if args.before is not None:
+            add_answers_of(args.before, pdfs, answers)
         for rnd in range(args.rounds):
             for text in args.setups:
                 setup = Setup.parse(text)
                 work = Path(tmp) / f"r{rnd}-{text}"
                 runs = list(commands(pdfs, work, args.before, olmocr).items())
-                for name, (cmd, env) in runs[rnd % len(runs) :] + runs[: rnd % len(runs)]:
+                for name, command in runs[rnd % len(runs) :] + runs[: rnd % len(runs)]:
                     log = Path(tmp) / f"{name}-{text}-{rnd}.log"
                     try:
-                        figures = timed(cmd, env, setup, answers, pages, log)
+                        figures = timed(command, setup, answers, pages, log)
                     except RuntimeError:
                         sys.stderr.write(log.read_text(errors="replace")[-3000:])
                         raise

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pypdfium2 as pdfium
-from PIL import Image, ImageOps
+from PIL import Image, ImageChops, ImageOps
 
 from ocr_pipeline.settings import DEFAULT_TARGET_LONGEST_IMAGE_DIM, MAX_PAGE_PIXELS
 
@@ -57,6 +57,19 @@ def _to_png(img: Image.Image) -> bytes:
     return buf.getvalue()
 
 
+def page_png(img: Image.Image) -> bytes:
+    """A rendered RGB page as PNG: 8-bit grey when every pixel is grey (R = G = B, most text pages), else RGB.
+
+    The grey PNG decodes to the very same RGB pixels (a reader's convert("RGB") copies the one channel, as vLLM's
+    image loader does), from a third of the bytes to filter, compress, base64 and send: encoding takes 2-3x less
+    CPU, for ~1 ms of checking.
+    """
+    red, green, blue = img.split()
+    if ImageChops.difference(red, green).getbbox() is None and ImageChops.difference(green, blue).getbbox() is None:
+        return _to_png(red)
+    return _to_png(img)
+
+
 def render_scale(width_pt: float, height_pt: float, target_longest_dim: int, max_pixels: int) -> float:
     """Pixels per point giving a longest side of `target_longest_dim`, area at most `max_pixels`."""
     longest = max(width_pt, height_pt, 1e-6)
@@ -91,7 +104,7 @@ def render_pdf_page(
         # form environment was initialised before the page was loaded (probe.open_pdf does).
         bitmap = page.render(scale=scale, rotation=extra, may_draw_forms=True, rev_byteorder=True)
         img = bitmap.to_pil()
-        png = _to_png(img.convert("RGB") if img.mode != "RGB" else img)
+        png = page_png(img.convert("RGB") if img.mode != "RGB" else img)
         rotation = (page.get_rotation() + extra) % 360
         return RenderedPage(png=png, width=img.width, height=img.height, rotation=rotation, note=note)
     finally:

@@ -20,7 +20,7 @@ from reportlab.pdfgen import canvas
 
 from ocr_pipeline.defs.materialize import ASSETS_AND_CHECKS, run_group_outcome, run_inventory, run_resources
 from ocr_pipeline.pdf.page_rows import document_pages
-from ocr_pipeline.records import TEXT_LAYOUT, TEXT_PLAIN
+from ocr_pipeline.records import TEXT_PLAIN
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.workspace.keys import ocr_key, pages_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
