@@ -16,7 +16,6 @@ PYTHONPATH pointing at it; rounds alternate the systems' order so machine load f
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import resource
@@ -24,11 +23,8 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-
-from PIL import Image
 
 from benchmarks.bench_first_request import (
     OLMOCR_PYTHONS,
@@ -39,7 +35,6 @@ from benchmarks.bench_first_request import (
     start_server,
 )
 from benchmarks.bench_first_request import write_answers as write_server_answers
-from ocr_pipeline.engines.vlm.prompts import build_request
 from tests.support.corpora import numbered_pdf
 
 
@@ -67,6 +62,38 @@ def children_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+# olmocr's page images as its pipeline sends them (olmocr.data.renderpdf: pdftoppm), each page's server key.
+OLMOCR_KEYS = """
+import base64, hashlib, json, sys
+from pathlib import Path
+from pypdf import PdfReader
+from olmocr.data.renderpdf import render_pdf_to_base64png
+keys = {}
+for pdf in sorted(Path(sys.argv[1]).glob("*.pdf")):
+    for page in range(1, len(PdfReader(pdf).pages) + 1):
+        png = base64.b64decode(render_pdf_to_base64png(str(pdf), page, target_longest_image_dim=1288))
+        keys[f"{pdf.name}:{page}"] = hashlib.sha1(png).hexdigest()[:16]
+print(json.dumps(keys))
+"""
+
+
+def add_olmocr_answers(olmocr: str, pdfs: Path, answers: Path) -> None:
+    """Give olmocr's images the same right answers as ours, so both read the same replies.
+
+    A page the server has no answer for gets unrelated words, and the first such page makes the server render
+    the canary's pages (tests.support.canary_oracle), seconds of CPU inside whichever run met it.
+    """
+    script = "import json, sys; from ocr_pipeline.pdf.page_rows import document_pages; from pathlib import Path; "
+    script += "print(json.dumps({f'{p.name}:{r[\"page_num\"]}': ' '.join(r['text_layer'].split()) "
+    script += "for p in sorted(Path(sys.argv[1]).glob('*.pdf')) for r in document_pages('pdf', str(p), 1288)}))"
+    words = json.loads(subprocess.run([sys.executable, "-c", script, str(pdfs)], capture_output=True, text=True,
+                                      check=True).stdout)  # fmt: skip
+    keys = json.loads(subprocess.run([olmocr, "-c", OLMOCR_KEYS, str(pdfs)], capture_output=True, text=True,
+                                     check=True).stdout)  # fmt: skip
+    known = json.loads(answers.read_text())
+    answers.write_text(json.dumps({**known, **{key: words[page] for page, key in keys.items() if words[page]}}))
+
+
 def add_answers_of(checkout: Path, pdfs: Path, answers: Path) -> None:
     """Add the right answers keyed by the page images another checkout renders (its PNG bytes may differ)."""
     script = "import json, sys; from tests.support.oracle import right_answers; "
@@ -75,20 +102,6 @@ def add_answers_of(checkout: Path, pdfs: Path, answers: Path) -> None:
     out = subprocess.run([sys.executable, "-c", script, str(pdfs)], env=env, cwd=checkout, capture_output=True,
                          text=True, check=True).stdout  # fmt: skip
     answers.write_text(json.dumps({**json.loads(answers.read_text()), **json.loads(out)}))
-
-
-def warm_up(url: str) -> None:
-    """One request for a page the server has no answer for, before the clock starts.
-
-    The server's first such page makes it render the canary's pages (tests.support.canary_oracle), seconds of CPU
-    that would land in whichever run met it first: olmocr's, whose pdftoppm images match none of the oracle's keys.
-    """
-    buf = io.BytesIO()
-    Image.new("RGB", (911, 1288), "white").save(buf, format="PNG")
-    body = json.dumps(build_request(buf.getvalue(), model="olmocr")).encode()
-    request = urllib.request.Request(f"{url}/v1/chat/completions", body, {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=120) as response:
-        response.read()
 
 
 @dataclass(frozen=True)
@@ -123,8 +136,6 @@ def timed(command: Command, setup: Setup, answers: Path, pages: int, log: Path) 
     """One command against a fresh server: wall seconds, CPU seconds, the server's busy share."""
     server, url = start_server(setup.slots, setup.service_s, answers)
     try:
-        warm_up(url)
-        warm = server_stats(url)
         cmd = [part.replace("{URL}", url) for part in command.argv]
         cpu, started = children_cpu_s(), time.time()
         with log.open("wb") as out:
@@ -135,15 +146,20 @@ def timed(command: Command, setup: Setup, answers: Path, pages: int, log: Path) 
     finally:
         server.terminate()
         server.wait(10)
+    span = (stats["last_reply_at"] or started) - (stats["first_request_at"] or started)
     if rc.returncode != 0:
         raise RuntimeError(f"{cmd[:4]} exited {rc.returncode}; see {log}")
     return {
         "wall": wall,
         "cpu_ms": 1000 * cpu / pages,
         "pages_s": pages / wall,
-        "busy": (stats["busy_slot_s"] - warm["busy_slot_s"]) / setup.slots / wall,
+        "busy": stats["busy_slot_s"] / setup.slots / wall,
+        "busy_span": stats["busy_slot_s"] / setup.slots / max(span, 1e-9),
+        # Seconds before the first request and after the last reply: the command's start-up and wind-down.
+        "first": (stats["first_request_at"] or started) - started,
+        "tail": started + wall - (stats["last_reply_at"] or started),
         "ratio": wall / setup.bound(pages),
-        "requests": stats["completed"] - warm["completed"],
+        "requests": stats["completed"],
     }
 
 
@@ -172,6 +188,8 @@ def main() -> None:
         answers = write_server_answers(pdfs, Path(tmp) / "answers.json")
         if args.before is not None:
             add_answers_of(args.before, pdfs, answers)
+        if olmocr:
+            add_olmocr_answers(olmocr, pdfs, answers)
         for rnd in range(args.rounds):
             for text in args.setups:
                 setup = Setup.parse(text)
@@ -191,9 +209,10 @@ def main() -> None:
         args.json.write_text(json.dumps({f"{s} {n}": r for (s, n), r in results.items()}, indent=1))
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"\n{pages} born-digital pages ({13 * args.copies} PDFs); {os.cpu_count()} cores, load {load} at the end\n")
-    print("| server | system | wall (s) | pages/s | CPU-ms a page | busy (of wall) | wall / bound | pages/s vs olmocr "
+    print("| server | system | wall (s) | first request (s) | after last reply (s) | pages/s | CPU-ms a page "
+          "| busy (of wall) | busy (first request to last reply) | wall / bound | pages/s vs olmocr "
           "| CPU vs olmocr |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for (text, name), runs_of in results.items():
         theirs = results.get((text, "olmocr"))
         for i, r in enumerate(runs_of):
@@ -202,8 +221,10 @@ def main() -> None:
                 versus = f"{r['pages_s'] / theirs[i]['pages_s']:.2f}x"
                 cpu_versus = f"{r['cpu_ms'] / theirs[i]['cpu_ms']:.2f}x"
             setup = Setup.parse(text)
-            print(f"| {setup.slots} x {setup.service_s:g} s | {name} | {r['wall']:.1f} | {r['pages_s']:.1f} "
-                  f"| {r['cpu_ms']:.0f} | {r['busy']:.2f} | {r['ratio']:.2f} | {versus} | {cpu_versus} |")  # fmt: skip
+            print(f"| {setup.slots} x {setup.service_s:g} s | {name} | {r['wall']:.1f} | {r['first']:.1f} "
+                  f"| {r['tail']:.1f} | {r['pages_s']:.1f} "
+                  f"| {r['cpu_ms']:.0f} | {r['busy']:.2f} | {r['busy_span']:.2f} | {r['ratio']:.2f} | {versus} "
+                  f"| {cpu_versus} |")  # fmt: skip
     if olmocr is None:
         print(f"\nSKIP olmocr: {why}")
 
