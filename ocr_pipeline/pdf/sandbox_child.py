@@ -1,7 +1,8 @@
 """The PDF sandbox's child (`python -m ocr_pipeline.pdf.sandbox_child`): one JSON request per line in, replies out.
 
 Probe and filter get one reply each. A render gets a `{"batch": <file>}` line after each ROWS_PER_BATCH pages
-written to a Parquet file of their own, then `{"ok": true}`; any request can end in `{"error": ...}` instead.
+written to a Parquet file of their own, then `{"ok": true}`; any request can end in `{"error": ...}` instead. A
+render's options (`text`, `pages`, `images`) are document_pages' own.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from ocr_pipeline.pdf.page_rows import PAGE_SCHEMA, document_pages
 from ocr_pipeline.pdf.probe import open_pdf, probe_path
 from ocr_pipeline.pdf.sandbox import ROWS_PER_BATCH, batch_path
 
+# What a render request may ask of document_pages besides the input and the image size.
+RENDER_OPTIONS = ("text", "pages", "images")
 # Error messages are cut to this: the parent refuses reply lines past its own, larger limit.
 MAX_ERROR_CHARS = 4000
 
@@ -36,11 +39,11 @@ def write_batch(out: str, number: int, rows: list[dict[str, Any]]) -> str:
     return path
 
 
-def render_batches(kind: str, path: str, target_dim: int, out: str, send: Send) -> None:
+def render_batches(kind: str, path: str, target_dim: int, out: str, send: Send, **options: Any) -> None:
     """Render every page of one input, ROWS_PER_BATCH rows a file, announcing each file once it is complete."""
     batch: list[dict[str, Any]] = []
     number = 0
-    for row in document_pages(kind, path, target_dim):
+    for row in document_pages(kind, path, target_dim, **options):
         batch.append(row)
         if len(batch) >= ROWS_PER_BATCH:
             send({"batch": write_batch(out, number, batch)})
@@ -53,7 +56,8 @@ def _answer(request: dict[str, Any], send: Send) -> dict[str, Any]:
     """Carry out one request in the child; returns its last reply (a render sends its batches on the way)."""
     op = request["op"]
     if op == "render":
-        render_batches(request["kind"], request["path"], request["target_dim"], request["out"], send)
+        options = {name: request[name] for name in RENDER_OPTIONS if name in request}
+        render_batches(request["kind"], request["path"], request["target_dim"], request["out"], send, **options)
         return {"ok": True}
     if op == "probe":
         return {"facts": asdict(probe_path(request["kind"], request["path"]))}

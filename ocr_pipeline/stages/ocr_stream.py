@@ -84,9 +84,15 @@ def finish_group_stream(
     opened: GroupStream,
     target_dim: int,
     progress: Callable[[int], None] | None = None,
+    input_client: Any = None,
 ) -> OcrResult:
-    """Wait for the streamed answers, send whatever the stream left, and write the group's OCR manifest."""
+    """Wait for the streamed answers, send whatever the stream left, and write the group's OCR manifest.
+
+    `input_client` reads inputs on S3 again for the full layout of a page that fell back (see fallback_layouts).
+    """
     answers = opened.stream.wait()
-    result = ocr_with_engine(workspace, group, opened.engine, target_dim, progress, streamed=answers)
+    result = ocr_with_engine(
+        workspace, group, opened.engine, target_dim, progress, streamed=answers, input_client=input_client
+    )
     result.seconds = opened.stream.seconds  # the group's OCR began with its first streamed page
     return result
