@@ -4,60 +4,43 @@ DefaultRunLauncher starts each run as a process of the code server and cannot sa
 exists, so a run whose process was SIGKILLed (an OOM kill, a node restart, `dagster dev` killed) stays STARTED for
 ever, holding one of the queue's `max_concurrent_runs` slots. This launcher answers run monitoring's health check
 from the pid the run worker logs as it starts ("Started process for run (pid: N)"), on the host the run was launched
-on: a run whose process is gone is marked failed, and Dagster's run retries start it again.
+on: a run whose process is gone is marked failed, and Dagster's run retries start it again. A run it cannot judge
+(launched on another host) is left to the instance's `run_monitoring.max_runtime_seconds`.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import socket
-import sys
-from pathlib import Path
 
 from dagster import DagsterEventType, DefaultRunLauncher
 from dagster._core.launcher import CheckRunHealthResult, LaunchRunContext, WorkerStatus
+from dagster._core.remote_representation.code_location import GrpcServerCodeLocation
 from dagster._core.storage.dagster_run import DagsterRun
-from dagster._core.storage.tags import GRPC_INFO_TAG
 
-# The host whose processes run the run's worker: set at launch; a health check elsewhere cannot see its pids.
+from ocr_pipeline.defs.process_clock import process_start_time
+
+# The host whose processes run the run's worker: set before launch; a health check elsewhere cannot see its pids.
 WORKER_HOST_TAG = "ocr_pipeline/run_worker_host"
 LOOPBACK = {"localhost", "127.0.0.1", "::1", ""}
 STARTED_PROCESS = "Started process for run"
-# /proc/stat's boot time has a resolution of one second: a process logged up to this much before its start is ours.
+# Start times are known to a second (Linux's boot time, ps's elapsed time): a process that started up to this much
+# after its pid was logged is still the one that logged it.
 CLOCK_SLACK_S = 2.0
 
 
-def process_start_time(pid: int) -> float | None:
-    """When process `pid` started (epoch seconds), or None when there is none (or only its zombie).
-
-    Outside Linux the start time is unknown: 0.0 for a process that exists.
-    """
-    stat = Path(f"/proc/{pid}/stat")
-    if sys.platform.startswith("linux") and Path("/proc/self/stat").exists():
-        try:
-            # The command name (field 2) may hold spaces and parentheses: fields are counted after its last ")".
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            boot = next(float(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
-                        if line.startswith("btime "))  # fmt: skip
-        except (OSError, IndexError, StopIteration, ValueError):
-            return None
-        if fields[0] in ("Z", "X"):
-            return None
-        return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return None
-    except PermissionError:
-        return 0.0
-    return 0.0
-
-
-def worker_host(grpc_info: str | None) -> str:
-    """The host a run launched through this code server runs on: ours when the server listens on loopback."""
-    host = str(json.loads(grpc_info or "{}").get("host") or "")
+def worker_host(grpc_host: str | None) -> str:
+    """The host a run launched through a code server at `grpc_host` runs on: ours when it listens on loopback."""
+    host = grpc_host or ""
     return socket.gethostname() if host in LOOPBACK else host
+
+
+def code_server_host(context: LaunchRunContext) -> str | None:
+    """The host of the code server DefaultRunLauncher will start the run through (None when it cannot tell)."""
+    origin = context.dagster_run.remote_job_origin
+    if context.workspace is None or origin is None:
+        return None
+    location = context.workspace.get_code_location(origin.repository_origin.code_location_origin.location_name)
+    return location.client.host if isinstance(location, GrpcServerCodeLocation) else None
 
 
 class ProcessCheckedRunLauncher(DefaultRunLauncher):
@@ -69,12 +52,13 @@ class ProcessCheckedRunLauncher(DefaultRunLauncher):
         return True
 
     def launch_run(self, context: LaunchRunContext) -> None:
-        """Launch as DefaultRunLauncher does, then record the host whose processes the run's worker is among."""
+        """Record the host whose processes the run's worker will be among, then launch as DefaultRunLauncher does."""
+        # Tagged first: a daemon killed between the tag and the launch leaves a run that never started (run
+        # monitoring's start timeout fails it), never a started run that no health check can judge.
+        host = code_server_host(context)
+        if host is not None:
+            self._instance.add_run_tags(context.dagster_run.run_id, {WORKER_HOST_TAG: worker_host(host)})
         super().launch_run(context)
-        run_id = context.dagster_run.run_id
-        launched = self._instance.get_run_by_id(run_id)
-        grpc_info = launched.tags.get(GRPC_INFO_TAG) if launched is not None else None
-        self._instance.add_run_tags(run_id, {WORKER_HOST_TAG: worker_host(grpc_info)})
 
     def _logged_worker(self, run_id: str) -> tuple[int, float] | None:
         """(pid, when it was logged) from the run worker's first engine event, if it wrote it."""
@@ -84,7 +68,7 @@ class ProcessCheckedRunLauncher(DefaultRunLauncher):
         for record in records:
             entry = record.event_log_entry
             event = entry.dagster_event
-            if event is None or STARTED_PROCESS not in entry.message:
+            if event is None or STARTED_PROCESS not in entry.message or event.engine_event_data is None:
                 continue
             pid = event.engine_event_data.metadata.get("pid")
             if pid is not None:
@@ -100,6 +84,7 @@ class ProcessCheckedRunLauncher(DefaultRunLauncher):
             return CheckRunHealthResult(WorkerStatus.RUNNING, f"run worker on {host}: not checked from {here}")
         logged = self._logged_worker(run.run_id)
         if logged is None:
+            # The worker logs its pid before it marks the run STARTED, so this is a run being started right now.
             return CheckRunHealthResult(WorkerStatus.RUNNING, "the run worker has not logged its pid yet")
         pid, logged_at = logged
         started = process_start_time(pid)

@@ -19,6 +19,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -28,7 +29,7 @@ import yaml
 from ocr_pipeline.defs.run_launcher import WORKER_HOST_TAG
 from ocr_pipeline.pdf.page_rows import document_pages
 from ocr_pipeline.settings import DEFAULT_TARGET_LONGEST_IMAGE_DIM
-from ocr_pipeline.stages.pdf_inventory import list_groups
+from ocr_pipeline.stages.pdf_inventory import list_groups, read_group
 from ocr_pipeline.workspace.commit import done_groups
 from ocr_pipeline.workspace.s3 import S3Workspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl
@@ -87,6 +88,17 @@ def _env(pg: PostgresOnTcp, s3: SeaweedS3, server: str) -> dict[str, str]:
         # Three faults may strike one group three times (the default is 2 retries, then a person: the docs say so).
         "OCR_PIPELINE_SENSOR_MAX_RETRIES": "3",
     }
+
+
+@dataclass
+class Struck:
+    """A fault as it struck: which, the pages in the memo just before, the groups in flight; `at` on the monotonic
+    clock, as the server's request times are."""
+
+    fault: str
+    memo: set[tuple[str, int]]
+    groups: list[str]
+    at: float = field(default_factory=time.monotonic)
 
 
 class Timeline:
@@ -180,12 +192,6 @@ def _memo_pages(ws: S3Workspace, names: dict[str, str]) -> set[tuple[str, int]]:
     return found
 
 
-def _snapshot(fault: str, ws: S3Workspace, names: dict[str, str]) -> tuple[float, str, set[tuple[str, int]]]:
-    """The pages in the memo, and the time just after they were listed (the server's clock: monotonic)."""
-    pages = _memo_pages(ws, names)
-    return time.monotonic(), fault, pages
-
-
 def _started(pg: PostgresOnTcp) -> list[dict[str, str]]:
     """The ocr_job runs in progress."""
     return [r for r in _runs(pg, "r.status = 'STARTED'") if r["job"] == "ocr_job"]
@@ -195,6 +201,41 @@ def _in_ocr(server: VlmTestServer, pg: PostgresOnTcp) -> list[dict[str, str]] | 
     """The ocr_job runs in progress while the server is answering one of them."""
     started = _started(pg)
     return started if started and server.in_flight > 0 else None
+
+
+def _members(ws: S3Workspace, group: str) -> set[str]:
+    """The file names of a group's inputs."""
+    return {row["source"].rsplit("/", 1)[1] for row in read_group(ws, group)}
+
+
+def _in_ocr_with_memo(server: VlmTestServer, pg: PostgresOnTcp, ws: S3Workspace, names: dict[str, str]) -> (
+    tuple[list[dict[str, str]], set[tuple[str, int]]] | None
+):  # fmt: skip
+    """Runs in OCR of which at least one group already has pages in the memo (so that a retry can skip them)."""
+    running = _in_ocr(server, pg)
+    if not running:
+        return None
+    memo = _memo_pages(ws, names)
+    members = set().union(*(_members(ws, r["partition"]) for r in running))
+    return (running, memo) if any(name in members for name, _ in memo) else None
+
+
+def _finished_at(pg: PostgresOnTcp, groups: list[str], t0: float) -> str:
+    """When each group's last run succeeded, in seconds since t0."""
+    ends = {r["partition"]: float(r["end"]) - t0 for r in _runs(pg, "r.status = 'SUCCESS'") if r["partition"]}
+    return ", ".join(f"{g} {ends[g]:.0f}s" if g in ends else f"{g} not done" for g in groups)
+
+
+def _report(timeline: Timeline, faults: list[Struck], pg: PostgresOnTcp) -> None:
+    """Print the timeline, when each group a fault struck finished, and every run (a failure's first line)."""
+    print(timeline)
+    try:
+        for f in faults:
+            ends = _finished_at(pg, f.groups, timeline.t0)
+            print(f"{f.fault}: in flight {', '.join(f.groups)}; their last runs ended at {ends}")
+        _print_runs(pg, timeline.t0)
+    except RuntimeError as exc:  # Postgres down: the timeline is what there is
+        print(f"runs not read: {exc}")
 
 
 @pytest.mark.timeout(900)
@@ -213,17 +254,17 @@ def test_a_killed_daemon_an_s3_outage_and_a_postgres_restart_lose_nothing_and_ne
         _instance_file(home, env)
         ws = S3Workspace("s3://ocr-ws/faults", s3.client())
         stack = DagsterStack(home, env)
-        snapshots: list[tuple[float, str, set[tuple[str, int]]]] = []
+        faults: list[Struck] = []
         try:
             stack.start()
             assert stack.start_sensor("work_group_sensor") == "RUNNING"
             timeline.mark("stack up, sensor on")
-            timeline.wait("a first group done", lambda: done_groups(ws), 300)
 
-            # (a) Mid-OCR, both process groups are SIGKILLed: the daemon, its code server and run workers, the
-            # webserver. Nothing gets to record that the runs ended.
-            killed = timeline.wait("a run in OCR", lambda: _in_ocr(vlm, pg), 300, 0.2)
-            snapshots.append(_snapshot("kill", ws, names))
+            # (a) Mid-OCR, once a group in flight has pages in the memo, both process groups are SIGKILLed: the
+            # daemon, its code server and run workers, the webserver. Nothing gets to record that the runs ended.
+            killed, memo = timeline.wait("a run in OCR, pages in the memo", lambda: _in_ocr_with_memo(vlm, pg, ws,
+                                         names), 300, 0.2)  # fmt: skip
+            faults.append(Struck("SIGKILL", memo, [r["partition"] for r in killed]))
             stack.kill()
             timeline.mark(f"SIGKILL: daemon and webserver; in flight: {', '.join(r['partition'] for r in killed)}")
             stack.start()
@@ -232,18 +273,20 @@ def test_a_killed_daemon_an_s3_outage_and_a_postgres_restart_lose_nothing_and_ne
             timeline.wait("the killed runs marked failed", lambda: not _runs(pg, f"r.run_id IN ({ids}) AND "
                           f"r.status IN {IN_PROGRESS}"), 300)  # fmt: skip
 
-            # (b) S3 goes away for 30 s under a running partition and comes back on the same data.
-            running = timeline.wait("a partition running", lambda: _started(pg), 300, 0.2)
-            snapshots.append(_snapshot("s3", ws, names))
+            # (b) S3 goes away for 30 s under a partition in OCR (its answers go to the memo on S3) and comes back
+            # on the same data.
+            running = timeline.wait("a run in OCR", lambda: _in_ocr(vlm, pg), 300, 0.2)
+            faults.append(Struck("S3 outage", _memo_pages(ws, names), [r["partition"] for r in running]))
             s3.pause()
             timeline.mark(f"S3 stopped; in flight: {', '.join(r['partition'] for r in running)}")
             time.sleep(OUTAGE_S)
             s3.start()
             timeline.mark("S3 started again")
 
-            # (c) Postgres restarts (down for PG_DOWN_S) under a running partition.
-            running = timeline.wait("a partition running", lambda: _started(pg), 300, 0.2)
-            snapshots.append(_snapshot("postgres", ws, names))
+            # (c) Postgres restarts (down for PG_DOWN_S, longer than dagster-postgres' connection retries) under a
+            # partition in OCR, which writes its events as it goes.
+            running = timeline.wait("a run in OCR", lambda: _in_ocr(vlm, pg), 300, 0.2)
+            faults.append(Struck("Postgres restart", _memo_pages(ws, names), [r["partition"] for r in running]))
             pg.restart(down_s=PG_DOWN_S)
             last_fault = timeline.mark(f"Postgres restarted; in flight: {', '.join(r['partition'] for r in running)}")
 
@@ -256,9 +299,8 @@ def test_a_killed_daemon_an_s3_outage_and_a_postgres_restart_lose_nothing_and_ne
             timeline.wait("every group done, no run in progress", finished, 600, 2)
             recovered_s = time.time() - last_fault
         finally:
-            print(timeline)
-            _print_runs(pg, timeline.t0)
             stack.stop()
+            _report(timeline, faults, pg)
 
         # Every input exactly once: a document or a ledger line, in one group, none twice across shards; no shard
         # without the marker that vouches for it.
@@ -280,13 +322,16 @@ def test_a_killed_daemon_an_s3_outage_and_a_postgres_restart_lose_nothing_and_ne
             tries = [r for r in runs if r["partition"] == group]
             assert tries[-1]["status"] == "SUCCESS" and all(t["status"] == "FAILURE" for t in tries[:-1])
             assert [t["parent"] for t in tries[1:]] == [t["run_id"] for t in tries[:-1]]
-        assert all(r["host"] == socket.gethostname() for r in runs if r["start"] != "0")
+        # Every run was tagged with its worker's host before it launched.
+        assert {r["host"] for r in runs} == {socket.gethostname()}
 
         # No page that was in the memo when a fault struck was sent to the server again (the server's request times
-        # are this process's monotonic clock, as the snapshots' are).
-        for at, fault, memo in snapshots:
-            resent = {page_of[r.page_key] for r in vlm.requests if r.started > at and page_of.get(r.page_key) in memo}
-            assert not resent, (fault, sorted(resent))
+        # are this process's monotonic clock, as the faults' are); the first fault struck with pages in the memo.
+        assert faults[0].memo
+        for f in faults:
+            after = [page_of.get(r.page_key) for r in vlm.requests if r.started > f.at]
+            resent = {page for page in after if page in f.memo}
+            assert not resent, (f.fault, sorted(resent))
         answered = Counter(page_of[r.page_key] for r in vlm.requests if r.status == 200)
         print(f"pages answered more than once (in flight when a fault struck): {sum(n > 1 for n in answered.values())}")
         print(f"recovered {recovered_s:.0f}s after the last fault; test {time.time() - timeline.t0:.0f}s")
