@@ -52,8 +52,9 @@ def page_signals(page: PageResult, facts: PageFacts) -> dict[str, Any]:
     agreement = None if page.is_fallback else text_layer_agreement(text, facts.trusted_text_layer)
     # A page the VLM engine fell back on after degenerate answers (degenerate.degenerate_reason) holds the
     # layer's text, which measures clean; the verdicts keep the engine's answers, so the page stays flagged in
-    # the Dolma attributes and counted by the partition gates instead of passing as a good page.
-    retried = page.extra.get("retried_for") if page.is_fallback else None
+    # the Dolma attributes and counted by the partition gates instead of passing as a good page. So does a page
+    # whose answers the engine withheld (invented text: the page keeps no text).
+    retried = page.extra.get("retried_for") if page.is_fallback or page.extra.get("withheld") else None
     answers = [r for r in retried if isinstance(r, str)] if isinstance(retried, list) else []
     return {
         "version": QUALITY_VERSION,
