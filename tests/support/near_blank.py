@@ -84,6 +84,11 @@ def stamp(*, seed: int = 4, lines: tuple[str, ...] = ("RECEIVED", "MAR 12 1911")
     return Image.fromarray(np.clip(np.rint(inked), 0, 255).astype(np.uint8), mode="RGB")
 
 
+def darkest(*images: Image.Image) -> Image.Image:
+    """The images laid on one another, each pixel the darkest of them (grey): bleed-through and dust on one sheet."""
+    return Image.fromarray(np.minimum.reduce([np.asarray(i.convert("L")) for i in images]), mode="L")
+
+
 def scan_pdf(*images: Image.Image) -> bytes:
     """An image-only PDF of the images, one a page, that renders back at their size."""
     return pdfgen.images_pdf(list(images), dpi=DPI)

@@ -27,9 +27,7 @@ NEAR_BLANK = {
     "bleed-through, dark": near_blank.bleed_through(120, 1.5),
     "bleed-through, darker": near_blank.bleed_through(150, 2.0),
     "bleed-through, dark, not mirrored": near_blank.bleed_through(120, 2.0, mirrored=False),
-    "bleed-through and specks": Image.fromarray(
-        np.minimum(np.asarray(near_blank.bleed_through(110, 2.5)), np.asarray(near_blank.specks(60)))
-    ),
+    "bleed-through and specks": near_blank.darkest(near_blank.bleed_through(110, 2.5), near_blank.specks(60)),
     "specks": near_blank.specks(40),
     "a stamp": near_blank.stamp(),
 }
