@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import io
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,11 +71,34 @@ class PageInk:
         return int(min(by_pixels, self.print_tiles * LETTERS_PER_TILE))
 
 
+# Pages measured lately, by the size and hash of their PNG: the stage measures a page for the blank check and the VLM
+# engine the same image again to judge an answer (or the other way round when pages stream); the second looks it up.
+MEASURED_MEMO = 512
+_measured: OrderedDict[tuple[int, int], PageInk] = OrderedDict()
+_memo_lock = threading.Lock()
+
+
 def page_ink(png: bytes) -> PageInk:
-    """Measure a rendered page (PNG bytes) in grey levels."""
+    """Measure a rendered page (PNG bytes) in grey levels; a page measured lately is not decoded again."""
+    key = (len(png), hash(png))
+    with _memo_lock:
+        known = _measured.get(key)
+    if known is not None:
+        return known
     with Image.open(io.BytesIO(png)) as image:
         grey = np.asarray(image.convert("L"), dtype=np.uint8)
-    return grey_ink(grey)
+    ink = grey_ink(grey)
+    with _memo_lock:
+        _measured[key] = ink
+        while len(_measured) > MEASURED_MEMO:
+            _measured.popitem(last=False)
+    return ink
+
+
+def forget_measured() -> None:
+    """Drop the memo of measured pages (benchmarks time a fresh measure)."""
+    with _memo_lock:
+        _measured.clear()
 
 
 def grey_ink(grey: np.ndarray) -> PageInk:
@@ -83,7 +108,7 @@ def grey_ink(grey: np.ndarray) -> PageInk:
     distance = np.abs(np.arange(256) - background)
     ink = int(hist[distance > INK_CONTRAST].sum())
     scale = max(grey.shape) / REFERENCE_SIDE
-    printed = (distance >= PRINT_DARK)[grey]
+    printed = _outside(grey, background, PRINT_DARK)
     faint = (distance >= PRINT_FAINT) & (distance < PRINT_DARK)
     if hist[faint].any():
         sharp = np.zeros(grey.shape, dtype=bool)
@@ -93,7 +118,7 @@ def grey_ink(grey: np.ndarray) -> PageInk:
         down = _steps(grey[1:, :], grey[:-1, :])
         sharp[1:, :] |= down
         sharp[:-1, :] |= down
-        printed |= faint[grey] & sharp
+        printed |= sharp & _outside(grey, background, PRINT_FAINT)
     return PageInk(ink, int(np.count_nonzero(printed)), _tiles(printed, scale), scale)
 
 
@@ -105,6 +130,14 @@ def _tiles(printed: np.ndarray, scale: float) -> int:
         return 0
     counts = printed[: rows * side, : cols * side].reshape(rows, side, cols, side).sum(axis=(1, 3))
     return int(np.count_nonzero(counts >= TILE_PRINT * scale * scale))
+
+
+def _outside(grey: np.ndarray, background: int, levels: int) -> np.ndarray:
+    """Where the image is at least `levels` grey levels from the background, darker or lighter."""
+    mask = grey <= background - levels if background >= levels else np.zeros(grey.shape, dtype=bool)
+    if background + levels <= 255:
+        mask |= grey >= background + levels
+    return mask
 
 
 def _steps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
