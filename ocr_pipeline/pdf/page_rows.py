@@ -8,6 +8,7 @@ from typing import Any
 import pyarrow as pa
 
 from ocr_pipeline.pdf.furniture import band_signatures
+from ocr_pipeline.pdf.layout_budget import LayoutBudget, join_notes
 from ocr_pipeline.pdf.probe import open_pdf
 from ocr_pipeline.pdf.render import image_to_page, render_pdf_page, repair_crop_box
 from ocr_pipeline.pdf.text_layer import (
@@ -31,7 +32,9 @@ PAGE_SCHEMA = pa.schema(
         ("text_layer_trusted", pa.bool_()),
         ("render_error", pa.string()),
         ("image_covered", pa.bool_()),
-        # A repair the page needed to be read (a CropBox off the page): the page is kept, unlike a render_error.
+        # A repair the page needed to be read (a CropBox off the page), and the layout bounds that fired on it
+        # (layout_budget.py: text off the page, a region read in simple order): the page is kept, unlike a
+        # render_error.
         ("render_note", pa.string()),
     ]
 )
@@ -39,6 +42,8 @@ PAGE_SCHEMA = pa.schema(
 
 # Layouts of documents up to this many pages are kept between the two passes; longer ones are read twice.
 MAX_CACHED_LAYOUTS = 300
+# ... and no more than this many text runs in all (about 40 MB): a document of dense pages is read twice instead.
+MAX_CACHED_RUNS = 200_000
 # A head or footer line on this share of a document's pages (and on two at least) is a running head.
 REPEAT_SHARE = 0.25
 
@@ -59,7 +64,7 @@ def _repeated_lines(doc: Any, cache: dict[int, PageLayout], notes: dict[int, str
                 page.close()
         except Exception:  # noqa: BLE001 - the page fails again, with its reason, in the second pass
             continue
-        if n <= MAX_CACHED_LAYOUTS:
+        if n <= MAX_CACHED_LAYOUTS and sum(len(c.runs) for c in cache.values()) + len(layout.runs) <= MAX_CACHED_RUNS:
             cache[index] = layout
         for sig in band_signatures(layout.runs, layout.height):
             counts[sig] = counts.get(sig, 0) + 1
@@ -81,7 +86,9 @@ def _pdf_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
                 try:
                     row["render_note"] = repair_crop_box(page) or notes.pop(index, None)
                     layout = cache.pop(index, None) or page_layout(page)
-                    text = layout_text(layout, repeated, marked=True)
+                    budget = LayoutBudget()
+                    text = layout_text(layout, repeated, marked=True, budget=budget)
+                    row["render_note"] = join_notes(row["render_note"], layout.notes, budget.notes)
                     width_pt, height_pt = page.get_size()
                     images = image_coverage(page)
                 finally:
