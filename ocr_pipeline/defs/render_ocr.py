@@ -73,6 +73,7 @@ def _render(
             progress.advance,
             input_s3.client_for(*settings.pdfs),
             on_page=stream.offer_row if stream else None,
+            pdf_memory_mb=settings.pdf_memory_mb,
         )
     except BaseException:
         if stream is not None:

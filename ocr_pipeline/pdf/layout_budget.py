@@ -60,6 +60,13 @@ class LayoutBudget:
         if text not in self.notes:
             self.notes.append(text)
 
+    def check_runs(self, count: int) -> None:
+        """Raise BudgetSpent (noted) for a page of more than MAX_RUNS boxes; else charge one visit each."""
+        if count > MAX_RUNS:
+            self.note(f"{count} text boxes (bound {MAX_RUNS}): read in simple reading order")
+            raise BudgetSpent
+        self.charge(count)
+
 
 def join_notes(*parts: str | Iterable[str] | None) -> str | None:
     """Page notes joined with "; " (None when there are none): a repair note and the layout's bound notes."""

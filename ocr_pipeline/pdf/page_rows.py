@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pyarrow as pa
@@ -48,11 +48,15 @@ MAX_CACHED_RUNS = 200_000
 REPEAT_SHARE = 0.25
 
 
-def _repeated_lines(doc: Any, cache: dict[int, PageLayout], notes: dict[int, str]) -> set[str]:
+def _repeated_lines(
+    doc: Any, cache: dict[int, PageLayout], notes: dict[int, str], on_page: Callable[[int], None] | None = None
+) -> set[str]:
     """Signatures of lines that recur in the top or bottom band of the document's pages."""
     counts: dict[str, int] = {}
     n = len(doc)
     for index in range(n if n > 1 else 0):
+        if on_page is not None:
+            on_page(index + 1)
         try:
             page = doc[index]
             try:
@@ -62,6 +66,8 @@ def _repeated_lines(doc: Any, cache: dict[int, PageLayout], notes: dict[int, str
                 layout = page_layout(page)
             finally:
                 page.close()
+        except MemoryError:
+            raise  # the document's, not the page's: the sandbox rejects it as memory_exceeded
         except Exception:  # noqa: BLE001 - the page fails again, with its reason, in the second pass
             continue
         if n <= MAX_CACHED_LAYOUTS and sum(len(c.runs) for c in cache.values()) + len(layout.runs) <= MAX_CACHED_RUNS:
@@ -71,15 +77,17 @@ def _repeated_lines(doc: Any, cache: dict[int, PageLayout], notes: dict[int, str
     return {sig for sig, k in counts.items() if k >= max(2, REPEAT_SHARE * n)}
 
 
-def _pdf_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
+def _pdf_pages(path: str, target_dim: int, on_page: Callable[[int], None] | None) -> Iterator[dict[str, Any]]:
     """Pages one at a time, so a long document never sits in memory as images."""
     doc = open_pdf(path)
     try:
         # First pass: the text of every page, to find the running heads and footers they share.
         cache: dict[int, PageLayout] = {}
         notes: dict[int, str] = {}
-        repeated = _repeated_lines(doc, cache, notes)
+        repeated = _repeated_lines(doc, cache, notes, on_page)
         for index in range(len(doc)):
+            if on_page is not None:
+                on_page(index + 1)
             row: dict[str, Any] = {"page_num": index + 1, "png": None, "width": 0, "height": 0, "render_note": None}
             try:
                 page = doc[index]
@@ -101,6 +109,8 @@ def _pdf_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
                 )
                 rendered = render_pdf_page(doc, index, target_dim, MAX_PAGE_PIXELS)
                 row.update(png=rendered.png, width=rendered.width, height=rendered.height, render_error=None)
+            except MemoryError:
+                raise  # the document's, not the page's: the sandbox rejects it as memory_exceeded
             except Exception as exc:  # noqa: BLE001 - one bad page must not sink its document
                 row.setdefault("text_layer", "")
                 row.setdefault("text_layer_trusted", False)
@@ -111,12 +121,17 @@ def _pdf_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
         doc.close()
 
 
-def document_pages(kind: str, path: str, target_dim: int) -> Iterator[dict[str, Any]]:
-    """Page rows of one input, rendered in this process (the sandbox runs this in its child)."""
-    return _image_pages(path, target_dim) if kind == "image" else _pdf_pages(path, target_dim)
+def document_pages(
+    kind: str, path: str, target_dim: int, on_page: Callable[[int], None] | None = None
+) -> Iterator[dict[str, Any]]:
+    """Page rows of one input, rendered in this process (the sandbox runs this in its child); `on_page` is told
+    each page number (1-based) before the page is read, in each of the two passes."""
+    return _image_pages(path, target_dim, on_page) if kind == "image" else _pdf_pages(path, target_dim, on_page)
 
 
-def _image_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
+def _image_pages(path: str, target_dim: int, on_page: Callable[[int], None] | None) -> Iterator[dict[str, Any]]:
+    if on_page is not None:
+        on_page(1)
     rendered = image_to_page(path, target_dim)
     yield from [
         {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import re
 import statistics
@@ -19,7 +20,7 @@ from ocr_pipeline.pdf.form_fields import form_runs
 from ocr_pipeline.pdf.furniture import furniture_rows, strip_mark
 from ocr_pipeline.pdf.glyph_bounds import boxes_on_page, glyphs_on_page, page_glyphs, rules_on_page
 from ocr_pipeline.pdf.glyphs import split_runs
-from ocr_pipeline.pdf.layout_budget import MAX_RUNS, BudgetSpent, LayoutBudget
+from ocr_pipeline.pdf.layout_budget import BudgetSpent, LayoutBudget
 from ocr_pipeline.pdf.math_latex import latex_formulas, outside_math
 from ocr_pipeline.pdf.page_space import PageSpace, place, reading_frame
 from ocr_pipeline.pdf.reading_order import Box, join_line, order_text
@@ -110,15 +111,12 @@ def page_layout(page: pdfium.PdfPage, budget: LayoutBudget | None = None) -> Pag
         space = reading_frame(PageSpace.of(page), glyphs)
         rules = rules_on_page(_rules(page, space), space.width, space.height) if glyphs else []
         placed = glyphs_on_page(place(glyphs, space), space.width, space.height, budget)
-        try:
+        # Past the budget, formulas stay as their glyphs and drop capitals apart (noted).
+        with contextlib.suppress(BudgetSpent):
             placed = latex_formulas(placed, rules, space.height, budget)  # formulas as LaTeX (math_latex.py)
-        except BudgetSpent:
-            pass  # the formulas stay as their glyphs (noted)
         runs = split_runs(placed, space.height)
-        try:
+        with contextlib.suppress(BudgetSpent):
             runs = join_drop_caps(runs, budget)
-        except BudgetSpent:
-            pass
         # Filled form fields: their values are not in the text page.
         runs += boxes_on_page(form_runs(page, space), space.width, space.height)
     finally:
@@ -151,10 +149,7 @@ def layout_text(
 
 def _ordered_text(layout: PageLayout, repeated: Iterable[str], budget: LayoutBudget) -> str:
     """The page's runs less furniture, tables as HTML, footnotes after the body, in reading order."""
-    if len(layout.runs) > MAX_RUNS:
-        budget.note(f"{len(layout.runs)} text runs (bound {MAX_RUNS}): read in simple reading order")
-        raise BudgetSpent
-    budget.charge(len(layout.runs))
+    budget.check_runs(len(layout.runs))
     drop = furniture_rows(layout.runs, layout.width, layout.height, repeated)
     if all(id(b) in drop for b in layout.runs if b.text.strip()):
         # Nothing but furniture (a download stamp over a scan): the row keeps what the PDF holds, the verdict calls
