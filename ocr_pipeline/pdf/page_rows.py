@@ -42,7 +42,7 @@ PAGE_SCHEMA = pa.schema(
 
 # Layouts of documents up to this many pages are kept between the two passes; longer ones are read twice.
 MAX_CACHED_LAYOUTS = 300
-# ... and no more than this many text runs in all (about 40 MB): a document of dense pages is read twice instead.
+# ... and no more than this many text runs in all (about 60 MB): a document of dense pages is read twice instead.
 MAX_CACHED_RUNS = 200_000
 # A head or footer line on this share of a document's pages (and on two at least) is a running head.
 REPEAT_SHARE = 0.25
