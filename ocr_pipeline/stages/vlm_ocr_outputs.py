@@ -17,6 +17,7 @@ from PIL import Image
 from ocr_pipeline.engines.base import OcrEngine, PageFactory, PageRunner, page_runner
 from ocr_pipeline.quality import PageFacts, add_document_language, page_signals
 from ocr_pipeline.records import UNREADABLE_PAGE_PREFIX, PageInput, PageResult
+from ocr_pipeline.settings import DEFAULT_PDF_MEMORY_MB
 from ocr_pipeline.stages.fallback_layouts import FallbackLayouts, RowUpgrade, is_plain, with_layouts
 from ocr_pipeline.workspace.keys import ocr_key, pages_key
 from ocr_pipeline.workspace.ledger import read_stage_rejections
@@ -171,15 +172,17 @@ def ocr_group(
     *,
     input_client: Any = None,
     reads_text_layer: bool = True,
+    pdf_memory_mb: int = DEFAULT_PDF_MEMORY_MB,
 ) -> OcrResult:
     """OCR every page of the group not already in the memo and write `manifests/ocr/<group>.parquet`.
 
     `streamed` holds pages the engine already read in this run while they rendered: recorded as fresh results
     (not memo hits), so the manifest and the shard are the ones a run without streaming writes. A page rendered with
     the plain text only (the VLM path) that falls back gets its full layout from the input (`input_client` for one
-    on S3) before it is recorded; an engine that `reads_text_layer` gets the full layout of every page.
+    on S3; the PDF reader capped at `pdf_memory_mb` MiB) before it is recorded; an engine that `reads_text_layer`
+    gets the full layout of every page.
     """
-    layouts = FallbackLayouts(workspace, group, input_client)
+    layouts = FallbackLayouts(workspace, group, input_client, pdf_memory_mb)
     try:
         return _ocr_group(workspace, group, runner, settings_key, progress, streamed, layouts, reads_text_layer)
     finally:
@@ -282,10 +285,19 @@ def ocr_with_engine(
     progress: Callable[[int], None] | None = None,
     streamed: Mapping[tuple[str, int], PageResult] | None = None,
     input_client: Any = None,
+    pdf_memory_mb: int = DEFAULT_PDF_MEMORY_MB,
 ) -> OcrResult:
     """ocr_group through an engine: its async runner and its memo key (every launcher calls this)."""
     reads = bool(getattr(engine, "reads_text_layer", True))  # see OcrEngine: an engine that does not say reads it
     runner, key = page_runner(engine), engine.memo_key(target_dim)
     return ocr_group(
-        workspace, group, runner, key, progress, streamed, input_client=input_client, reads_text_layer=reads
+        workspace,
+        group,
+        runner,
+        key,
+        progress,
+        streamed,
+        input_client=input_client,
+        reads_text_layer=reads,
+        pdf_memory_mb=pdf_memory_mb,
     )
