@@ -1,6 +1,6 @@
 """How near honest pages come to the guards against a bad model: loops, duplicated paragraphs, invented text.
 
-    .venv/bin/python -m benchmarks.bench_quality_guards [--no-ocr] [--list 8]
+    .venv/bin/python -m benchmarks.bench_quality_guards [--no-ocr] [--list 8] [--heavy | --only-heavy]
 
 Every real page of ../shared/data and the canary (benchmarks/guard_pages.py) with an honest answer: each signal is
 measured as the pipeline measures it (the page's text layer beside born-digital answers; the print of the page
@@ -107,10 +107,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-ocr", action="store_true", help="leave out scans without a transcription")
     parser.add_argument("--list", type=int, default=8, help="pages nearest each bound to list")
+    parser.add_argument("--heavy", action="store_true", help="the heavy PDFs too (run under prlimit --as)")
+    parser.add_argument("--only-heavy", action="store_true", help="the heavy PDFs alone (run under prlimit --as)")
     args = parser.parse_args()
     engine = None if args.no_ocr else CpuEngine()
     rows = []
-    for page in real_pages():
+    for page in real_pages(heavy=args.heavy or args.only_heavy):
+        if args.only_heavy and page.group != "heavy-pdfs":
+            continue
         if page.needs_ocr and engine is None:
             continue
         answer = _ocr(engine, page) if page.needs_ocr and engine is not None else page.answer
