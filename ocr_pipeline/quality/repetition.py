@@ -21,7 +21,7 @@ from ocr_pipeline.quality.repeats import RepeatRun, Tokens, layer_explains, toke
 REPEAT_SHARE_MIN = 0.6
 REPEAT_RUN_MIN = 120
 # ... or, whatever the share, one contiguous repeated stretch of at least this many tokens. The largest honest
-# run on every real page of the benchmark data and in the canary's references is 246 tokens, on a text layer that
+# run on every real page of the benchmark data and in the canary's references is 244 tokens, on a text layer that
 # holds its page twice (two overlaid versions of one article page); no ground truth or human transcription passes
 # 46 (benchmarks/README.md, bench_quality_guards). The loops that stopped with "stop" in issue reports ran 354+.
 LOOP_RUN_MIN = 300
