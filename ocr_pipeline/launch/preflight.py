@@ -16,7 +16,7 @@ from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.pdf_inventory import list_groups
 from ocr_pipeline.workspace.storage import Workspace, open_workspace
 
-# The command's exit codes: --help's epilog and docs/cli.md's table are built from this one list.
+# The command's exit codes: --help's epilog is built from this one list, and docs/cli.md's table is tested against it.
 EXIT_OK, EXIT_GROUP_FAILED, EXIT_USAGE, EXIT_SERVER, EXIT_STORAGE, EXIT_INTERNAL = 0, 1, 2, 3, 4, 5
 EXIT_INTERRUPTED = 130
 EXIT_CODES = [

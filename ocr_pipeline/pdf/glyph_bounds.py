@@ -26,8 +26,9 @@ from ocr_pipeline.pdf.table_html import Rule
 # Characters a page's glyphs are repaired for (about 1-2 s of pdfium calls); the densest page of ../shared/data
 # holds about 12,000.
 MAX_GLYPHS = 100_000
-# Characters read at all (loose boxes only, about 3 us each); the rest of such a page is left out, noted.
-MAX_PAGE_CHARS = 400_000
+# Characters read at all (loose boxes only: with their runs and the simple reading order about 10 us each, 2-3 s
+# for a page of this many); the rest of such a page is left out, noted.
+MAX_PAGE_CHARS = 250_000
 
 
 def page_glyphs(textpage: pdfium.PdfTextPage, page: pdfium.PdfPage, budget: LayoutBudget) -> list[Glyph]:

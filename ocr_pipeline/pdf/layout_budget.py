@@ -5,8 +5,8 @@ number, their extents and their heights are the input's. The layout code's loops
 bins, crossing boxes, insets, footnotes, formulas, table rows) are charged to a `LayoutBudget`: a count of box
 visits and a clock. Past either bound, `charge` raises `BudgetSpent`, and the caller that owns the region reads it
 in the simple reading order (lines top to bottom, each left to right) instead; what fired is noted on the page
-(its row's `render_note`). Ordinary pages spend a few hundred thousand visits and a tenth of a second: the bounds
-fire only where the input would otherwise take minutes or gigabytes.
+(its row's `render_note`). Ordinary pages spend a few thousand visits (half a million at most) and a tenth of a
+second: the bounds fire only where the input would otherwise take minutes or gigabytes.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 
-# Box visits one page's layout may make (each loop over a region's boxes counts its boxes). The densest ordinary
-# pages of ../shared/data spend about 2 million (benchmarks/README.md); a visit costs 50-200 ns.
-MAX_WORK = 40_000_000
+# Box visits one page's layout may make (each loop over a region's boxes counts its boxes). Of the 875 pages of
+# ../shared/data none spends more than 470,000 (the median 5,600; benchmarks/README.md); a visit costs 50-200 ns.
+MAX_WORK = 20_000_000
 # Seconds one page's layout may take, whatever the work count says (a slow or loaded machine).
 PAGE_SECONDS = 4.0
-# A page with more text runs than this is read in the simple order without furniture, tables or columns: a dense
-# ordinary page has a few thousand (long_tiny_text: 2,600 at most).
-MAX_RUNS = 30_000
+# A page with more text runs than this is read in the simple order without furniture, tables or columns: the
+# densest page of ../shared/data has 609.
+MAX_RUNS = 20_000
 # Bins one gutter search may allocate (columns.gutter_candidates): a page 14,400 points wide (the largest a PDF
 # may be) at 8 bins a line height needs this many for 7-point text.
 MAX_GUTTER_BINS = 16_384

@@ -40,6 +40,8 @@ LINE_CHARS = 30
 ENCLOSING_GAP_HEIGHTS = 2.0
 # Columns found across a crossed gutter must be prose: at least this share of their characters are letters.
 MIN_LETTER_SHARE = 0.5
+# What a region costs the page's LayoutBudget besides its boxes (a gutter search's fixed cost, in box visits).
+REGION_VISITS = 200
 
 
 def _median_height(boxes: Sequence[Box]) -> float:
@@ -116,7 +118,7 @@ _lines = simple_lines  # the leaves of the cut: lines of one block
 def _order(boxes: list[Box], h: float, budget: LayoutBudget, depth: int = 0) -> list[list[Box]]:
     if len(boxes) <= 1 or depth > 50:
         return _lines(boxes) if boxes else []
-    budget.charge(len(boxes))
+    budget.charge(len(boxes) + REGION_VISITS)
     try:
         return _order_region(boxes, h, budget, depth)
     except RegionTooLarge as exc:

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -184,9 +184,21 @@ class PdfSandbox:
             raise self._refused(proc, op, reply)
         return reply
 
-    def render(self, kind: str, path: str, target_dim: int, timeout_s: float) -> Iterator[dict[str, Any]]:
+    def render(
+        self,
+        kind: str,
+        path: str,
+        target_dim: int,
+        timeout_s: float,
+        *,
+        text: str | None = None,
+        pages: Sequence[int] | None = None,
+        images: bool = True,
+    ) -> Iterator[dict[str, Any]]:
         """Page rows of one input in page order, each batch as soon as the child wrote it; all within `timeout_s`.
 
+        `text`, `pages` and `images` are document_pages' options (the kind of text layer, which pages, whether
+        to render them); by default every page, rendered, with the full layout.
         Raises SandboxAborted, possibly after some rows, when the child hangs, dies or fails on the input. The
         deadline is one for the whole input, from the first row asked for: time the caller spends between rows
         counts too (the child renders on meanwhile).
@@ -194,10 +206,18 @@ class PdfSandbox:
         self._renders += 1
         out = str(Path(self._tmp.name) / f"render-{self._renders}")
         deadline = time.monotonic() + timeout_s
+        payload: dict[str, Any] = {"kind": kind, "path": path, "target_dim": target_dim, "out": out}
+        if text is not None:
+            payload["text"] = text
+        if pages is not None:
+            payload["pages"] = sorted({int(p) for p in pages})
+        if not images:
+            payload["images"] = False
         self._out = out
-        proc = self._send("render", {"kind": kind, "path": path, "target_dim": target_dim, "out": out})
+        proc = self._send("render", payload)
         self._rendering = proc
-        next_page = 1
+        # The page numbers the rows must bring, in order (a subset may end early: pages past the document's end).
+        expected: Iterator[int] = iter(payload["pages"]) if pages is not None else itertools.count(1)
         try:
             # Each batch line brings the next pages, one at least (checked): the lines read are bounded by the
             # document's pages, as well as by the deadline.
@@ -213,9 +233,7 @@ class PdfSandbox:
                     return
                 if reply.get("batch") != batch_path(out, number):
                     raise self._broken(proc, "render", f"unexpected reply {str(reply)[:200]}")
-                rows = self._read_batch(proc, batch_path(out, number), next_page)
-                next_page += len(rows)
-                yield from rows
+                yield from self._read_batch(proc, batch_path(out, number), expected)
         finally:
             self._out = None
             if self._rendering is proc:
@@ -226,8 +244,11 @@ class PdfSandbox:
             for leftover in Path(self._tmp.name).glob(f"{Path(out).name}-*"):
                 leftover.unlink(missing_ok=True)
 
-    def _read_batch(self, proc: subprocess.Popen[bytes], batch: str, first_page: int) -> list[dict[str, Any]]:
-        """The rows of one batch file, which is deleted: the parent never holds more than one batch."""
+    def _read_batch(self, proc: subprocess.Popen[bytes], batch: str, expected: Iterator[int]) -> list[dict[str, Any]]:
+        """The rows of one batch file, which is deleted: the parent never holds more than one batch.
+
+        `expected` yields the page numbers due next; the batch's rows must bring the next of them, in order.
+        """
         try:
             with pq.ParquetFile(batch) as reader:
                 count = reader.metadata.num_rows
@@ -237,8 +258,9 @@ class PdfSandbox:
         finally:
             Path(batch).unlink(missing_ok=True)
         pages = [row.get("page_num") for row in rows]
-        if not rows or pages != list(range(first_page, first_page + len(rows))):
-            raise self._broken(proc, "render", f"a batch of {count} rows, pages {pages[:3]}, not from {first_page}")
+        due = list(itertools.islice(expected, len(rows)))
+        if not rows or pages != due:
+            raise self._broken(proc, "render", f"a batch of {count} rows, pages {pages[:3]}, not {due[:3]}")
         return rows
 
     def probe(self, kind: str, path: str) -> dict[str, Any]:

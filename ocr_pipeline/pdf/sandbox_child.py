@@ -1,8 +1,9 @@
 """The PDF sandbox's child (`python -m ocr_pipeline.pdf.sandbox_child`): one JSON request per line in, replies out.
 
 Probe and filter get one reply each. A render gets a `{"batch": <file>}` line after each ROWS_PER_BATCH pages
-written to a Parquet file of their own, then `{"ok": true}`; any request can end in `{"error": ...}` instead. With
-`--memory-mb N` the child caps its memory (sandbox_memory.py); a request that runs past it is answered
+written to a Parquet file of their own, then `{"ok": true}`; any request can end in `{"error": ...}` instead. A
+render's options (`text`, `pages`, `images`) are document_pages' own. With `--memory-mb N` the child caps its
+memory (sandbox_memory.py); a request that runs past it is answered
 `{"error": ..., "reason": "memory_exceeded", "page": N}` and the child ends.
 """
 
@@ -27,6 +28,8 @@ from ocr_pipeline.pdf.page_rows import PAGE_SCHEMA, document_pages
 from ocr_pipeline.pdf.probe import open_pdf, probe_path
 from ocr_pipeline.pdf.sandbox import ROWS_PER_BATCH, batch_path
 
+# What a render request may ask of document_pages besides the input and the image size.
+RENDER_OPTIONS = ("text", "pages", "images")
 # Error messages are cut to this: the parent refuses reply lines past its own, larger limit.
 MAX_ERROR_CHARS = 4000
 
@@ -48,7 +51,7 @@ class PageMemoryError(MemoryError):
         self.page = page
 
 
-def render_batches(kind: str, path: str, target_dim: int, out: str, send: Send) -> None:
+def render_batches(kind: str, path: str, target_dim: int, out: str, send: Send, **options: Any) -> None:
     """Render every page of one input, ROWS_PER_BATCH rows a file, announcing each file once it is complete."""
     reading: list[int] = []  # the page being read, also marked on disk for the parent should pdfium abort on it
 
@@ -57,7 +60,7 @@ def render_batches(kind: str, path: str, target_dim: int, out: str, send: Send) 
         sandbox_memory.mark_page(out, page)
 
     try:
-        _write_batches(document_pages(kind, path, target_dim, on_page=on_page), out, send)
+        _write_batches(document_pages(kind, path, target_dim, on_page=on_page, **options), out, send)
     except MemoryError as exc:
         raise PageMemoryError(reading[0] if reading else None) from exc
 
@@ -78,7 +81,8 @@ def _answer(request: dict[str, Any], send: Send) -> dict[str, Any]:
     """Carry out one request in the child; returns its last reply (a render sends its batches on the way)."""
     op = request["op"]
     if op == "render":
-        render_batches(request["kind"], request["path"], request["target_dim"], request["out"], send)
+        options = {name: request[name] for name in RENDER_OPTIONS if name in request}
+        render_batches(request["kind"], request["path"], request["target_dim"], request["out"], send, **options)
         return {"ok": True}
     if op == "probe":
         return {"facts": asdict(probe_path(request["kind"], request["path"]))}

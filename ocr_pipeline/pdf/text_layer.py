@@ -170,6 +170,19 @@ def extract_page_text(page: pdfium.PdfPage, repeated: Iterable[str] = ()) -> str
     return layout_text(page_layout(page), repeated)
 
 
+def plain_text(page: pdfium.PdfPage) -> str:
+    """pdfium's text of the page in its own order (no layout, furniture kept), cleaned and whitespace normalised."""
+    textpage = page.get_textpage()
+    try:
+        # Bounded to the page as shown: text outside the crop box is not the page's. Full Unicode, unlike
+        # get_text_range (UCS-2).
+        raw = textpage.get_text_bounded()
+    finally:
+        textpage.close()
+    # pdfium ends its lines with CR LF; a CR left alone would count as a control character in the verdict.
+    return normalise_whitespace(clean_text(raw.replace("\r\n", "\n").replace("\r", "\n")))
+
+
 @dataclass
 class TextLayerQuality:
     """Whether a page's text layer is good enough to skip OCR, why, and the numbers behind it."""

@@ -4,24 +4,28 @@ noted on the page, never to a crash, a rejection or minutes of work."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
 
+from ocr_pipeline.engines.cpu import CpuEngine
+from ocr_pipeline.engines.cpu.scan_layout import margin_pieces
 from ocr_pipeline.pdf import glyph_bounds, layout_budget, math_latex, page_rows
 from ocr_pipeline.pdf.boxes import Box
-from ocr_pipeline.pdf.columns import RegionTooLarge, gutter_candidates
+from ocr_pipeline.pdf.columns import RegionTooLarge, crossing, gutter_candidates, inset_block, line_number_stacks
 from ocr_pipeline.pdf.drop_caps import join_drop_caps
 from ocr_pipeline.pdf.footnotes import footnote_ids
 from ocr_pipeline.pdf.glyphs import Glyph
 from ocr_pipeline.pdf.layout_budget import BudgetSpent, LayoutBudget, join_notes
 from ocr_pipeline.pdf.math_latex import latex_formulas
 from ocr_pipeline.pdf.page_rows import document_pages
-from ocr_pipeline.pdf.reading_order import order_lines, order_text
+from ocr_pipeline.pdf.reading_order import find_column_cut, order_lines, order_text
 from ocr_pipeline.pdf.simple_order import simple_lines
 from ocr_pipeline.pdf.table_html import Rule, find_tables
 from ocr_pipeline.pdf.text_layer import layout_text, page_layout
+from ocr_pipeline.records import PageInput
 from tests.support import pdfgen
 from tests.support.bounds_pdfs import lines_pdf, placed_text_pdf, prose, scattered_pdf
 
@@ -140,9 +144,14 @@ def test_a_spent_budget_reads_the_page_in_simple_order() -> None:
             [],
             100.0,
             b,
-        ),  # fmt: skip
+        ),
+        lambda b: line_number_stacks([Box(0, 12 * k, 8, 12 * k + 10, str(5 * k + 5)) for k in range(8)], 10, b),
+        lambda b: find_column_cut(_two_columns(), 10, b),
+        lambda b: crossing([*_two_columns(), Box(50, 50, 550, 60, "a title over both")], 300, 10, b),
+        lambda b: inset_block([Box(200, 0, 400, 10, "a pull quote")], _two_columns(), b),
+        lambda b: margin_pieces([Box(10, 5, 60, 11, "tel 1234"), *_two_columns()], 0, 600, 800, b),
     ],
-    ids=["tables", "footnotes", "drop_caps", "formulas"],
+    ids=["tables", "footnotes", "drop_caps", "formulas", "line_numbers", "column_cut", "crossing", "inset", "margins"],
 )
 def test_each_layout_stage_charges_the_budget(call: object) -> None:
     with pytest.raises(BudgetSpent):
@@ -188,3 +197,17 @@ def test_layouts_kept_between_the_passes_are_bounded_in_boxes(tmp_path: Path, mo
         doc.close()
     # Pages not kept are read again in the second pass, to the same text.
     assert [r["text_layer"] for r in document_pages("pdf", str(path), 200)] == every_layout_kept
+
+
+def test_the_ocr_engines_layout_degrades_the_same_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A scan's OCR boxes go through the same bounded layout: past a bound, the simple order, noted in `extra`.
+    scan = pdfgen.scan_pdf(pdfgen.two_column_pdf(pdfgen.SENTENCES[:4], pdfgen.SENTENCES[4:]), dpi=100)
+    doc = pdfium.PdfDocument(scan)
+    png = io.BytesIO()
+    doc[0].render(scale=900 / max(doc[0].get_size())).to_pil().save(png, format="PNG")
+    doc.close()
+    monkeypatch.setattr(layout_budget, "MAX_RUNS", 3)
+    result = CpuEngine(detect_rotation=False).ocr_page(PageInput("h", 1, png.getvalue()))
+    assert result.error is None and result.extra["source"] == "ocr"
+    assert "(bound 3): read in simple reading order" in result.extra["layout_note"]
+    assert "quick brown fox" in " ".join(result.text.split())
