@@ -5,7 +5,10 @@ setting). RLIMIT_DATA, not RLIMIT_AS: it counts what the child can write (heap, 
 numpy's arrays, pdfium's buffers) and not address space merely reserved or mapped from files (shared libraries,
 glibc's per-thread malloc arenas and thread stacks, allocators' reservations), which on a many-core machine run to
 gigabytes that hold nothing. The child also runs OpenBLAS (numpy's BLAS, which the reader never calls) on one
-thread: its per-thread buffers are written-to data, ~40 MiB a core, that would count against the cap.
+thread: its per-thread buffers are written-to data, ~40 MiB a core, that would count against the cap. And it runs
+pyarrow on the system allocator: pyarrow's default, mimalloc, maps 1 GiB of writable memory for its arena when the
+first batch is written, which RLIMIT_DATA counts in full though it holds a few MiB (a child capped at 2 GiB had
+1.1 GiB of data after one page; on the system allocator, 85 MiB), and batches of eight page rows need no arena.
 
 Past the cap, an allocation fails: in Python code as MemoryError, which the child answers with a
 `memory_exceeded` reply naming its page and then ends; in pdfium, whose allocator cannot fail softly, as abort()
@@ -24,12 +27,17 @@ import sys
 from pathlib import Path
 
 REASON = "memory_exceeded"
-# Variables the child starts with: numpy's BLAS on one thread (see above).
-CHILD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+# Variables the child starts with: numpy's BLAS on one thread, pyarrow on the system allocator (see above).
+CHILD_ENV = {
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "ARROW_DEFAULT_MEMORY_POOL": "system",
+}
 
 
 def child_env() -> dict[str, str]:
-    """The reader child's environment: this process's, BLAS held to one thread."""
+    """The reader child's environment: this process's, BLAS held to one thread, pyarrow on the system allocator."""
     return {**os.environ, **CHILD_ENV}
 
 

@@ -179,7 +179,7 @@ def test_bounds_that_fire_are_noted_on_the_page_row(tmp_path: Path) -> None:
     assert join_notes(None, ["a", "b"], ["a"], "") == "a; b" and join_notes(None, []) is None
 
 
-def test_layouts_kept_between_the_passes_are_bounded_in_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_layouts_kept_between_the_passes_are_bounded_in_boxes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pages = [[pdfgen.SENTENCES[k % 8]] for k in range(6)]
     path = pdfgen.write(tmp_path / "doc.pdf", pdfgen.text_pdf(pages))
     every_layout_kept = [r["text_layer"] for r in document_pages("pdf", str(path), 200)]
@@ -188,11 +188,11 @@ def test_layouts_kept_between_the_passes_are_bounded_in_runs(tmp_path: Path, mon
         cache: dict[int, page_rows.PageLayout] = {}
         page_rows._repeated_lines(doc, cache, {})
         assert len(cache) == 6
-        runs = len(cache[0].runs)
-        monkeypatch.setattr(page_rows, "MAX_CACHED_RUNS", 2 * runs)
+        boxes = len(cache[0].runs) + len(cache[0].rules)
+        monkeypatch.setattr(page_rows, "MAX_CACHED_BOXES", 2 * boxes)
         cache.clear()
         page_rows._repeated_lines(doc, cache, {})
-        assert sum(len(c.runs) for c in cache.values()) <= 2 * runs < 6 * runs
+        assert sum(len(c.runs) + len(c.rules) for c in cache.values()) <= 2 * boxes < 6 * boxes
     finally:
         doc.close()
     # Pages not kept are read again in the second pass, to the same text.
