@@ -216,7 +216,7 @@ def run_command(args: argparse.Namespace) -> int:
         )
         # Only now that there is work to do (bad input fails fast, without either): the PDF reader child starts,
         # its imports overlapping Dagster's just below, on another core.
-        prestart_reader()
+        prestart_reader(settings.pdf_memory_mb)
         # Imported here to save start-up time: Dagster loads only when a run starts, not for --help or `pending`.
         from ocr_pipeline.local_run import RunLog, run_local
 

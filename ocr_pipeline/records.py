@@ -10,6 +10,11 @@ STAGES = ("inventory", "filter", "render", "ocr", "dolma")
 # The error of a page the PDF itself would not render: the input's fault, not the engine's (the blocking
 # page-error check leaves these to the shard stage, which rejects their document on its own).
 UNREADABLE_PAGE_PREFIX = "unreadable page: "
+# The kinds of text layer a page row carries (its `text_layer_kind`): the full layout (reading order, running heads
+# dropped, tables; what the CPU engine answers with and a fallback page stores) or pdfium's plain text (what the VLM
+# path's signals need of a page the model reads). Rows written before the column carry the full layout.
+TEXT_LAYOUT = "layout"
+TEXT_PLAIN = "plain"
 
 
 @dataclass(frozen=True)

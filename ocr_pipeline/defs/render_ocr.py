@@ -20,6 +20,7 @@ from ocr_pipeline.defs.page_gate import failed_blocking_checks
 from ocr_pipeline.defs.partition_metadata import rejections_metadata, viewer_metadata
 from ocr_pipeline.defs.partitions import require_work_group, work_groups
 from ocr_pipeline.defs.resources import PipelineConfig, S3ClientResource
+from ocr_pipeline.engines.factory import text_layer_kind
 from ocr_pipeline.launch.ocr_step import run_ocr_step
 from ocr_pipeline.progress import LoggingProgress, NullProgress, ProgressSink
 from ocr_pipeline.settings import PipelineSettings
@@ -73,6 +74,8 @@ def _render(
             progress.advance,
             input_s3.client_for(*settings.pdfs),
             on_page=stream.offer_row if stream else None,
+            text_layer=text_layer_kind(settings),
+            pdf_memory_mb=settings.pdf_memory_mb,
         )
     except BaseException:
         if stream is not None:
@@ -178,5 +181,5 @@ def _render_then_ocr(
         # running, is busy with now (the Pipes worker's own progress lines follow from its process).
         done = "page_images materialized; " if render else ""
         context.log.info(f"{done}vlm_ocr_outputs running for {context.partition_key}")
-        metadata = run_ocr_step(context, settings, progress, workspace, stream)
+        metadata = run_ocr_step(context, settings, progress, workspace, stream, input_s3.client_for(*settings.pdfs))
         yield MaterializeResult(asset_key=VLM_OCR_OUTPUTS, metadata=metadata)

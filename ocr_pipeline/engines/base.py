@@ -22,6 +22,10 @@ class OcrEngine(Protocol):
 
     `run_pages` never raises for a page-level failure (the page gets a fallback result); it raises only when the
     engine as a whole fails (a server gone), and closes what it opened before returning.
+
+    An engine may say `reads_text_layer = False` when its answers are never the page's text layer itself (the VLM
+    engine: the model reads the page, the layer is its fallback): its pages then carry pdfium's plain text, and a
+    page that falls back gets its full layout afterwards. Without the attribute, every page gets the full layout.
     """
 
     @property

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from ocr_pipeline.engines.base import OcrEngine, PageEngine, PageFactory, ResultSink, result_settings_key
 from ocr_pipeline.engines.vlm.vlm_engine import VlmEngine
+from ocr_pipeline.records import TEXT_LAYOUT, TEXT_PLAIN
 from ocr_pipeline.settings import PipelineSettings
 
 if TYPE_CHECKING:
@@ -49,6 +50,9 @@ class _EngineAdapter(Generic[_Wrapped]):
 class SequentialEngine(_EngineAdapter[PageEngine]):
     """A one-page-at-a-time engine as an OcrEngine: pages are read in order, in the calling thread."""
 
+    # The CPU engine answers a page with its trusted text layer: it needs every page's full layout.
+    reads_text_layer = True
+
     def __init__(self, engine: PageEngine, version: str) -> None:
         self.engine, self._version = engine, version
 
@@ -67,6 +71,9 @@ class SequentialEngine(_EngineAdapter[PageEngine]):
 
 class ServerEngine(_EngineAdapter[VlmEngine]):
     """The VLM engine as an OcrEngine: bounded concurrent requests, connections closed when the pages are done."""
+
+    # The model reads the page; the text layer is only its reference, and its answer after the last attempt.
+    reads_text_layer = False
 
     def __init__(self, engine: VlmEngine) -> None:
         self.engine = engine
@@ -118,12 +125,17 @@ class EngineEntry:
     name: str
     chosen: Callable[[PipelineSettings], bool]
     build: Callable[[PipelineSettings], OcrEngine]
+    # The kind of text layer its pages are rendered with (records.TEXT_*): the full layout unless the engine's
+    # answers never are the layer itself (see OcrEngine.reads_text_layer).
+    text_layer: str = TEXT_LAYOUT
 
 
 # In order: the first entry whose condition holds is the run's engine. A new engine goes here, before the CPU
 # engine (the fallback that needs nothing).
 ENGINES: list[EngineEntry] = [
-    EngineEntry("vlm", lambda settings: bool(settings.server), lambda settings: ServerEngine(vlm_engine(settings))),
+    EngineEntry(
+        "vlm", lambda settings: bool(settings.server), lambda settings: ServerEngine(vlm_engine(settings)), TEXT_PLAIN
+    ),
     EngineEntry("cpu", lambda settings: True, cpu_engine),
 ]
 
@@ -131,6 +143,11 @@ ENGINES: list[EngineEntry] = [
 def engine_name(settings: PipelineSettings) -> str:
     """Which engine the settings choose (the VLM engine with a server, else the embedded CPU engine)."""
     return next(entry.name for entry in ENGINES if entry.chosen(settings))
+
+
+def text_layer_kind(settings: PipelineSettings) -> str:
+    """The kind of text layer the chosen engine needs its pages rendered with (records.TEXT_LAYOUT or TEXT_PLAIN)."""
+    return next(entry.text_layer for entry in ENGINES if entry.chosen(settings))
 
 
 def engine_identity(settings: PipelineSettings) -> tuple[str, str, str]:

@@ -41,15 +41,19 @@ def run_ocr_step(
     progress: ProgressSink,
     workspace: Workspace,
     streamed: GroupStream | None = None,
+    input_client: Any = None,
 ) -> dict[str, Any]:
-    """OCR the partition's pages; returns the asset's metadata. `streamed`: the pages already sent while rendering."""
+    """OCR the partition's pages; returns the asset's metadata. `streamed`: the pages already sent while rendering;
+    `input_client`: the input bucket's client, for the full layout of pages that fall back (a worker makes its own)."""
     group = context.partition_key
     uri = f"{workspace.uri}/{ocr_key(group)}"
     dim = settings.target_longest_image_dim
     if streamed is not None:
         # The pages this op streamed to the server while rendering: no worker, no second send.
         progress.phase(f"ocr {group}", expected_pages(workspace, group))
-        result = finish_group_stream(workspace, group, streamed, dim, progress.advance)
+        result = finish_group_stream(
+            workspace, group, streamed, dim, progress.advance, input_client, pdf_memory_mb=settings.pdf_memory_mb
+        )
         context.log.info(f"{result.pages} pages streamed while rendering ({result.memo_hits} from memo)")
         return ocr_metadata(result, uri, settings.hourly_cost_usd, streamed.engine.name, streamed.engine.model)
     if settings.ocr_launcher == "k8s":
@@ -62,6 +66,8 @@ def run_ocr_step(
         return run_vlm_worker(context, settings, workspace)
     engine = build_engine(settings)
     progress.phase(f"ocr {group}", expected_pages(workspace, group))
-    result = ocr_with_engine(workspace, group, engine, dim, progress.advance)
+    result = ocr_with_engine(
+        workspace, group, engine, dim, progress.advance, input_client=input_client, pdf_memory_mb=settings.pdf_memory_mb
+    )
     context.log.info(f"{result.pages} pages ({result.memo_hits} from memo) in {result.seconds:.1f}s")
     return ocr_metadata(result, uri, settings.hourly_cost_usd, engine.name, engine.model)

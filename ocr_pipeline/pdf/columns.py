@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ocr_pipeline.pdf.boxes import Box
+from ocr_pipeline.pdf.layout_budget import MAX_GUTTER_BINS, LayoutBudget
 
 # A line-number stack holds at least this many numbers, one above the other, increasing down the page.
 MIN_STACK_NUMBERS = 5
@@ -19,14 +20,20 @@ MAX_NUMBER_DIGITS = 4
 MAX_NUMBER_WIDTH_HEIGHTS = 2.5
 
 
+class RegionTooLarge(Exception):
+    """A region too wide for its line height to search for gutters in MAX_GUTTER_BINS bins."""
+
+
 def _is_number(b: Box, h: float) -> bool:
     text = b.text.strip()
     return 0 < len(text) <= MAX_NUMBER_DIGITS and text.isdigit() and b.x1 - b.x0 <= MAX_NUMBER_WIDTH_HEIGHTS * h
 
 
-def line_number_stacks(boxes: Sequence[Box], h: float) -> list[list[Box]]:
+def line_number_stacks(boxes: Sequence[Box], h: float, budget: LayoutBudget | None = None) -> list[list[Box]]:
     """Stacks of line numbers: lone numbers in one narrow vertical band, increasing downwards, that no other box
     reaches into (so a table's number column, which its row's other cells sit beside, is no stack only if crossed)."""
+    budget = budget or LayoutBudget()
+    budget.charge(len(boxes))
     numbers = sorted((b for b in boxes if _is_number(b, h)), key=lambda b: (b.x0 + b.x1) / 2)
     clusters: list[list[Box]] = []
     for b in numbers:
@@ -45,6 +52,7 @@ def line_number_stacks(boxes: Sequence[Box], h: float) -> list[list[Box]]:
             continue  # line numbers only grow down the page
         x0, x1 = min(b.x0 for b in cluster), max(b.x1 for b in cluster)
         y0, y1 = cluster[0].y0, cluster[-1].y1
+        budget.charge(len(boxes))
         ids = {id(b) for b in cluster}
         crossed = any(
             b.x0 < x1 and b.x1 > x0 and b.y0 < y1 and b.y1 > y0 for b in boxes if id(b) not in ids and b.text.strip()
@@ -78,21 +86,28 @@ def _height_cover(boxes: Sequence[Box]) -> float:
     return total
 
 
-def gutter_candidates(boxes: Sequence[Box], h: float, min_gap: float) -> list[float]:
+def gutter_candidates(
+    boxes: Sequence[Box], h: float, min_gap: float, budget: LayoutBudget | None = None
+) -> list[float]:
     """The x of white rivers between two columns that a few boxes may cross, best (least crossed) first.
 
     Bins of an eighth of a line height across the region count the height of the boxes over them; each run of bins at
     least `min_gap` wide under MAX_CROSSING_SHARE of the region's height, with text along most of the height on both
-    sides, gives its least covered bin."""
+    sides, gives its least covered bin. Raises RegionTooLarge where that takes more than MAX_GUTTER_BINS bins."""
     # Imported here, not at start-up: most regions have a clean gap and never get this far.
     import numpy as np
 
+    budget = budget or LayoutBudget()
     x_min, x_max = min(b.x0 for b in boxes), max(b.x1 for b in boxes)
     y_min, y_max = min(b.y0 for b in boxes), max(b.y1 for b in boxes)
     step = h / 8
-    n = int((x_max - x_min) / step) + 1
+    bins = (x_max - x_min) / step + 1
+    if not bins < MAX_GUTTER_BINS:  # also NaN: a line height of 0 or an infinite extent
+        raise RegionTooLarge(f"gutter search of {bins:.3g} bins (bound {MAX_GUTTER_BINS})")
+    n = int(bins)
     if n < 16:
         return []
+    budget.charge(len(boxes) + n)
     delta = np.zeros(n + 2)
     for b in boxes:
         # OCR boxes are padded around their glyphs: two columns set a few pixels apart touch or overlap.
@@ -114,6 +129,7 @@ def gutter_candidates(boxes: Sequence[Box], h: float, min_gap: float) -> list[fl
         least = run[cover[run] <= cover[run].min() + 1e-9]
         centre = int(least[len(least) // 2])
         x = x_min + (centre + 0.5) * step
+        budget.charge(2 * len(boxes))
         pad = EDGE_PAD_HEIGHTS * h
         sides = [b for b in boxes if b.x1 - pad <= x], [b for b in boxes if b.x0 + pad >= x]
         if min(_height_cover(side) for side in sides) >= MIN_SIDE_HEIGHT_SHARE * (y_max - y_min):
@@ -121,10 +137,14 @@ def gutter_candidates(boxes: Sequence[Box], h: float, min_gap: float) -> list[fl
     return [x for _, x in sorted(found)]
 
 
-def crossing(boxes: Sequence[Box], x: float, h: float) -> tuple[list[Box], list[Box], list[Box]]:
+def crossing(
+    boxes: Sequence[Box], x: float, h: float, budget: LayoutBudget | None = None
+) -> tuple[list[Box], list[Box], list[Box]]:
     """Boxes over the gutter at `x`: those spanning most of both sides (titles, full-width captions), those in
     between (neither spanning nor merely overhanging one side: an inset, or a region of another layout), and marks
     in the gutter itself (a line number, a footnote sign: a few characters)."""
+    budget = budget or LayoutBudget()
+    budget.charge(len(boxes))
     x_min, x_max = min(b.x0 for b in boxes), max(b.x1 for b in boxes)
     wide, middle, marks = [], [], []
     for b in boxes:
@@ -133,6 +153,7 @@ def crossing(boxes: Sequence[Box], x: float, h: float) -> tuple[list[Box], list[
         if len(b.text.strip()) <= MAX_NUMBER_DIGITS and b.x1 - b.x0 <= MAX_NUMBER_WIDTH_HEIGHTS * h:
             marks.append(b)
             continue
+        budget.charge(len(boxes))  # _beside looks at every box
         wide_enough = x - b.x0 >= MIN_SPAN_SIDE_SHARE * (x - x_min) and b.x1 - x >= MIN_SPAN_SIDE_SHARE * (x_max - x)
         # A centred title line is narrower than the columns, but nothing stands beside it (a margin mark or stamp
         # of a few characters does not count: it sits beside lines of either column too). A wide line with text on
@@ -158,14 +179,16 @@ INSET_ALIGN_HEIGHTS = 0.6
 INSET_LEADING_HEIGHTS = 0.8
 
 
-def inset_block(seeds: Sequence[Box], boxes: Sequence[Box]) -> list[Box]:
+def inset_block(seeds: Sequence[Box], boxes: Sequence[Box], budget: LayoutBudget | None = None) -> list[Box]:
     """`seeds` (an inset's lines over a gutter) with the lines of `boxes` that continue their block: the same size,
     aligned on the left edge or the centre, one below the other (a caption's last line may stop short of the gutter)."""
+    budget = budget or LayoutBudget()
     block = list(seeds)
     ids = {id(b) for b in block}
     grown = True
     while grown:
         grown = False
+        budget.charge(len(boxes) * len(block))
         for o in boxes:
             if id(o) in ids or not any(_continues(b, o) for b in block):
                 continue

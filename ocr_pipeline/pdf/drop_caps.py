@@ -5,21 +5,24 @@ from __future__ import annotations
 import statistics
 
 from ocr_pipeline.pdf.boxes import Box
+from ocr_pipeline.pdf.layout_budget import LayoutBudget
 
 # A drop capital's first line starts at most this share of the capital's (loose) height below its top.
 DROP_CAP_REACH = 0.3
 
 
-def join_drop_caps(runs: list[Box]) -> list[Box]:
+def join_drop_caps(runs: list[Box], budget: LayoutBudget | None = None) -> list[Box]:
     """Join a drop capital (one or two big letters beside the top of a paragraph) to the first line's text."""
     if len(runs) < 3:
         return runs
+    budget = budget or LayoutBudget()
     h = statistics.median(b.height for b in runs)
     out = list(runs)
     for cap in runs:
         text = cap.text.strip()
         if not (0 < len(text) <= 2 and text[0].isalpha() and cap.height >= 1.8 * h):
             continue
+        budget.charge(3 * len(out))
         if not any(b is cap for b in out):  # already joined to another capital's line
             continue
         beside = [

@@ -12,6 +12,7 @@ import statistics
 from collections.abc import Sequence
 
 from ocr_pipeline.pdf.boxes import Box
+from ocr_pipeline.pdf.layout_budget import LayoutBudget
 
 # A footnote line is at most this share of the body's line height (body text in TeX: 10 pt, notes: 8-9 pt).
 SMALL_SHARE = 0.93
@@ -31,17 +32,19 @@ MAX_FOOT_RISE_HEIGHTS = 3.0
 MAX_LINES = 12
 
 
-def footnote_ids(boxes: Sequence[Box]) -> set[int]:
+def footnote_ids(boxes: Sequence[Box], budget: LayoutBudget | None = None) -> set[int]:
     """ids of the boxes that are footnotes at the foot of their column."""
     runs = [b for b in boxes if b.text.strip()]
     if len(runs) < 2 * MAX_LINES:
         return set()  # a page of a few lines has no body to tell notes from
+    budget = budget or LayoutBudget()
     body = statistics.median(b.height for b in runs)
     foot = max(b.y1 for b in runs) - MAX_FOOT_RISE_HEIGHTS * body
     notes: set[int] = set()
     for first in sorted(runs, key=lambda b: b.y0):
         if id(first) in notes or first.height > SMALL_SHARE * body:
             continue
+        budget.charge(len(runs))
         column = [b for b in runs if b is not first and min(b.x1, first.x1) > max(b.x0, first.x0)]
         below = [b for b in column if b.y0 >= first.y0 - 0.2 * body]
         if any(b.height > SMALL_SHARE * body for b in below):

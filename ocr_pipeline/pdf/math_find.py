@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ocr_pipeline.pdf.glyphs import Glyph
+from ocr_pipeline.pdf.layout_budget import LayoutBudget
 from ocr_pipeline.pdf.math_symbols import OPERATOR_NAMES, OPERATORS, is_italic, is_math_font
 
 # Inline formulas go on across a line break; a jump back of more than this many sizes is that break.
@@ -55,10 +56,12 @@ class Formula:
     pieces: list[list[int]]
 
 
-def find_formulas(glyphs: list[Glyph]) -> list[Formula]:
+def find_formulas(glyphs: list[Glyph], budget: LayoutBudget | None = None) -> list[Formula]:
     """The page's formulas, displays first."""
+    budget = budget or LayoutBudget()
+    budget.charge(len(glyphs))
     tokens = _tokens(glyphs)
-    displays = _display_blocks(glyphs, tokens)
+    displays = _display_blocks(glyphs, tokens, budget)
     taken = {k for a, b in displays for k in range(a, b + 1)}
     out = []
     for a, b in displays:
@@ -204,9 +207,10 @@ def _lines(glyphs: list[Glyph], tokens: list[_Token]) -> list[_Line]:
     return out
 
 
-def _stacked(block: list[_Line]) -> bool:
+def _stacked(block: list[_Line], budget: LayoutBudget) -> bool:
     """Whether some of the lines stand one over another (limits, a fraction's parts), not side by side on one row
     (a line pdfium cut at a superscript)."""
+    budget.charge(len(block) * len(block))
     return any(
         _apart(a.box, b.box) and min(a.box[2], b.box[2]) > max(a.box[0], b.box[0])
         for n, a in enumerate(block)
@@ -214,7 +218,7 @@ def _stacked(block: list[_Line]) -> bool:
     )
 
 
-def _display_blocks(glyphs: list[Glyph], tokens: list[_Token]) -> list[tuple[int, int]]:
+def _display_blocks(glyphs: list[Glyph], tokens: list[_Token], budget: LayoutBudget) -> list[tuple[int, int]]:
     """Token ranges of displays: runs of lines without prose, one with a math font at least, on rows of their own,
     indented from the text line before or after them."""
     lines = _lines(glyphs, tokens)
@@ -245,7 +249,7 @@ def _display_blocks(glyphs: list[Glyph], tokens: list[_Token]) -> list[tuple[int
             wordless = not any(t.prose for t in tokens[lines[k].first : lines[j].last + 1])
             if all(_apart(box, b) for b in around) and (
                 wordless
-                and (_stacked(block) or spaced or not text)
+                and (_stacked(block, budget) or spaced or not text)
                 or any(box[0] >= b[0] + DISPLAY_INDENT * size for b in text)
             ):
                 blocks.append((lines[k].first, lines[j].last))

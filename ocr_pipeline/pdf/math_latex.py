@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from ocr_pipeline.pdf.glyphs import Glyph
+from ocr_pipeline.pdf.layout_budget import LayoutBudget
 from ocr_pipeline.pdf.math_find import find_formulas
 from ocr_pipeline.pdf.math_layout import build_rows
 from ocr_pipeline.pdf.math_rows import Item, Rule, display_latex, row_latex
@@ -46,6 +47,9 @@ _LONG = {"\\to": "\\longrightarrow", "\\longrightarrow": "\\longrightarrow", "\\
 # Formulas as this module writes them: on one line, an inline one without spaces at its ends (a price, "$25.00", in
 # the text does not start one that runs on to the next "$").
 _INLINE_MATH = re.compile(r"\$\$[^$\n]+\$\$|\$(?!\s)[^$\n]*(?<!\s)\$")
+# A formula piece of more glyphs than this stays as its glyphs: building one compares its symbols pairwise, and the
+# longest on pdf-parse-bench's formula pages holds 113.
+MAX_FORMULA_GLYPHS = 2000
 
 
 class Ruling(Protocol):
@@ -217,17 +221,20 @@ def _label(glyphs: list[Glyph], piece: list[int]) -> tuple[list[int], list[int]]
     return piece, []
 
 
-def latex_formulas(glyphs: list[Glyph], ruling: Sequence[Ruling], height: float) -> list[Glyph]:
+def latex_formulas(
+    glyphs: list[Glyph], ruling: Sequence[Ruling], height: float, budget: LayoutBudget | None = None
+) -> list[Glyph]:
     """The glyphs with each display's glyphs replaced by one glyph holding its LaTeX (`$$..$$`), and each inline
     formula's that plain text cannot hold (`$..$`, see INLINE); `ruling` holds the page's drawn lines, y growing
-    downwards from the top of a page `height` high."""
+    downwards from the top of a page `height` high. Past the page's `budget`, BudgetSpent (layout_budget.py)."""
     if not any(is_math_font(font) for font in {g.font for g in glyphs}):
         return glyphs
+    budget = budget or LayoutBudget()
     # Fraction bars and radicals' rules: thin horizontal lines, turned into the glyphs' space (y up).
     rules = [Rule(r.x0, height - r.y1, r.x1, height - r.y0) for r in ruling if r.y1 - r.y0 <= 1.5 < r.x1 - r.x0]
     replaced: dict[int, list[Glyph]] = {}  # first glyph index -> what stands for the formula
     dropped: set[int] = set()
-    for formula in find_formulas(glyphs):
+    for formula in find_formulas(glyphs, budget):
         out: list[Glyph] = []
         pieces = formula.pieces
         for n, piece in enumerate(pieces):
@@ -246,6 +253,12 @@ def latex_formulas(glyphs: list[Glyph], ruling: Sequence[Ruling], height: float)
             ):
                 out += glyphs[piece[0] : piece[-1] + 1]
                 continue
+            if len(piece) > MAX_FORMULA_GLYPHS:
+                budget.note(f"a formula of {len(piece)} glyphs (bound {MAX_FORMULA_GLYPHS}) kept as text")
+                out += glyphs[piece[0] : piece[-1] + 1]
+                continue
+            # Its symbols are compared pairwise, and with the page's rules.
+            budget.charge(len(piece) * (len(piece) + len(rules)))
             piece, label = _label(glyphs, piece) if formula.display else (piece, [])
             items = _items(glyphs, piece)
             if sum(not it.latex for it in items) * 3 > len(items):  # mostly glyphs mapped to nothing: not readable

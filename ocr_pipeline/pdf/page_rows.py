@@ -1,13 +1,22 @@
-"""One input's page rows: each page rendered to a PNG beside its text layer and a verdict on that layer."""
+"""One input's page rows: each page rendered to a PNG beside its text layer and a verdict on that layer.
+
+A row's text layer is of one of two kinds. The full layout (`LAYOUT`: repaired glyphs, columns, furniture with the
+document's running heads, formulas, tables) is what the CPU engine answers with and what a page that falls back
+stores. The plain text (`PLAIN`: pdfium's text of the page, cleaned) is all the VLM path needs of a page that the
+model reads: the agreement signal, the blank-page check, the language reference and the trust verdict; it costs
+a millisecond where the layout costs tens. A page that falls back gets its layout later (`pages` and
+`images=False`: the layout of a few pages of one document, the running-head pass over all of them included).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 import pyarrow as pa
 
 from ocr_pipeline.pdf.furniture import band_signatures
+from ocr_pipeline.pdf.layout_budget import LayoutBudget, join_notes
 from ocr_pipeline.pdf.probe import open_pdf
 from ocr_pipeline.pdf.render import image_to_page, render_pdf_page, repair_crop_box
 from ocr_pipeline.pdf.text_layer import (
@@ -17,9 +26,15 @@ from ocr_pipeline.pdf.text_layer import (
     image_coverage,
     layout_text,
     page_layout,
+    plain_text,
     write_scripts,
 )
+from ocr_pipeline.records import TEXT_LAYOUT, TEXT_PLAIN
 from ocr_pipeline.settings import MAX_PAGE_PIXELS
+
+# The two kinds of text layer a row can carry (its `text_layer_kind`; see records).
+LAYOUT, PLAIN = TEXT_LAYOUT, TEXT_PLAIN
+TEXT_KINDS = (LAYOUT, PLAIN)
 
 PAGE_SCHEMA = pa.schema(
     [
@@ -31,23 +46,41 @@ PAGE_SCHEMA = pa.schema(
         ("text_layer_trusted", pa.bool_()),
         ("render_error", pa.string()),
         ("image_covered", pa.bool_()),
-        # A repair the page needed to be read (a CropBox off the page): the page is kept, unlike a render_error.
+        # A repair the page needed to be read (a CropBox off the page), and the layout bounds that fired on it
+        # (layout_budget.py: text off the page, a region read in simple order): the page is kept, unlike a
+        # render_error.
         ("render_note", pa.string()),
+        # LAYOUT or PLAIN: what text_layer holds (see the module's docstring).
+        ("text_layer_kind", pa.string()),
     ]
 )
 
 
 # Layouts of documents up to this many pages are kept between the two passes; longer ones are read twice.
 MAX_CACHED_LAYOUTS = 300
+# ... and no more than this many text runs in all (about 60 MB): a document of dense pages is read twice instead.
+MAX_CACHED_RUNS = 200_000
 # A head or footer line on this share of a document's pages (and on two at least) is a running head.
 REPEAT_SHARE = 0.25
 
 
-def _repeated_lines(doc: Any, cache: dict[int, PageLayout], notes: dict[int, str]) -> set[str]:
-    """Signatures of lines that recur in the top or bottom band of the document's pages."""
+def _repeated_lines(
+    doc: Any,
+    cache: dict[int, PageLayout],
+    notes: dict[int, str],
+    keep: Collection[int] | None = None,
+    on_page: Callable[[int], None] | None = None,
+) -> set[str]:
+    """Signatures of lines that recur in the top or bottom band of the document's pages.
+
+    Layouts of the pages in `keep` (every page when None) are cached for the second pass; `on_page` is told each
+    page number before the page is read.
+    """
     counts: dict[str, int] = {}
     n = len(doc)
     for index in range(n if n > 1 else 0):
+        if on_page is not None:
+            on_page(index + 1)
         try:
             page = doc[index]
             try:
@@ -57,43 +90,101 @@ def _repeated_lines(doc: Any, cache: dict[int, PageLayout], notes: dict[int, str
                 layout = page_layout(page)
             finally:
                 page.close()
+        except MemoryError:
+            raise  # the document's, not the page's: the sandbox rejects it as memory_exceeded
         except Exception:  # noqa: BLE001 - the page fails again, with its reason, in the second pass
             continue
-        if n <= MAX_CACHED_LAYOUTS:
+        if n <= MAX_CACHED_LAYOUTS and (keep is None or index in keep) and _room(cache, layout):
             cache[index] = layout
         for sig in band_signatures(layout.runs, layout.height):
             counts[sig] = counts.get(sig, 0) + 1
     return {sig for sig, k in counts.items() if k >= max(2, REPEAT_SHARE * n)}
 
 
-def _pdf_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
+def _room(cache: dict[int, PageLayout], layout: PageLayout) -> bool:
+    """Whether `layout` fits in the cache under MAX_CACHED_RUNS."""
+    return sum(len(c.runs) for c in cache.values()) + len(layout.runs) <= MAX_CACHED_RUNS
+
+
+class _LayoutReader:
+    """The full layout of each page, with the running heads found over the whole document first."""
+
+    kind = LAYOUT
+
+    def __init__(self, doc: Any, wanted: Collection[int] | None, on_page: Callable[[int], None] | None) -> None:
+        self.cache: dict[int, PageLayout] = {}
+        self.notes: dict[int, str] = {}
+        self.repeated = _repeated_lines(doc, self.cache, self.notes, wanted, on_page)
+
+    def note(self, index: int) -> str | None:
+        """The repair the first pass made on this page, if any."""
+        return self.notes.pop(index, None)
+
+    def text(self, page: Any, index: int) -> tuple[str, str, list[str]]:
+        """(text as stored, text as judged, the layout bounds that fired): scripts stay marked for the verdict
+        (see layout_text)."""
+        layout = self.cache.pop(index, None) or page_layout(page)
+        budget = LayoutBudget()
+        marked = layout_text(layout, self.repeated, marked=True, budget=budget)
+        return write_scripts(marked), marked, layout.notes + budget.notes
+
+
+class _PlainReader:
+    """pdfium's own text of each page, no layout: one pass, nothing kept between pages."""
+
+    kind = PLAIN
+
+    def note(self, index: int) -> str | None:
+        """Plain pages are read in one pass: nothing was repaired before."""
+        return None
+
+    def text(self, page: Any, index: int) -> tuple[str, str, list[str]]:
+        """(text as stored, text as judged, no bounds: pdfium's text has no layout): the same words."""
+        text = plain_text(page)
+        return text, text, []
+
+
+def _pdf_pages(
+    path: str,
+    target_dim: int,
+    text: str,
+    pages: Collection[int] | None,
+    images: bool,
+    on_page: Callable[[int], None] | None,
+) -> Iterator[dict[str, Any]]:
     """Pages one at a time, so a long document never sits in memory as images."""
+    if text not in TEXT_KINDS:
+        raise ValueError(f"unknown text layer kind {text!r}")
     doc = open_pdf(path)
     try:
-        # First pass: the text of every page, to find the running heads and footers they share.
-        cache: dict[int, PageLayout] = {}
-        notes: dict[int, str] = {}
-        repeated = _repeated_lines(doc, cache, notes)
-        for index in range(len(doc)):
+        wanted = None if pages is None else {p - 1 for p in pages if 1 <= p <= len(doc)}
+        reader = _LayoutReader(doc, wanted, on_page) if text == LAYOUT else _PlainReader()
+        for index in range(len(doc)) if wanted is None else sorted(wanted):
+            if on_page is not None:
+                on_page(index + 1)
             row: dict[str, Any] = {"page_num": index + 1, "png": None, "width": 0, "height": 0, "render_note": None}
+            row.update(render_error=None, text_layer_kind=reader.kind)
             try:
                 page = doc[index]
                 try:
-                    row["render_note"] = repair_crop_box(page) or notes.pop(index, None)
-                    layout = cache.pop(index, None) or page_layout(page)
-                    text = layout_text(layout, repeated, marked=True)
+                    repaired = repair_crop_box(page) or reader.note(index)
+                    stored, judged, bounds = reader.text(page, index)
+                    row["render_note"] = join_notes(repaired, bounds)
                     width_pt, height_pt = page.get_size()
-                    images = image_coverage(page)
+                    covered = image_coverage(page)
                 finally:
                     page.close()
-                quality = assess_text_layer(text, width_pt * height_pt, images)
+                quality = assess_text_layer(judged, width_pt * height_pt, covered)
                 row.update(
-                    text_layer=write_scripts(text),
+                    text_layer=stored,
                     text_layer_trusted=quality.trusted,
-                    image_covered=images >= MIN_SCAN_IMAGE_SHARE,
+                    image_covered=covered >= MIN_SCAN_IMAGE_SHARE,
                 )
-                rendered = render_pdf_page(doc, index, target_dim, MAX_PAGE_PIXELS)
-                row.update(png=rendered.png, width=rendered.width, height=rendered.height, render_error=None)
+                if images:
+                    rendered = render_pdf_page(doc, index, target_dim, MAX_PAGE_PIXELS)
+                    row.update(png=rendered.png, width=rendered.width, height=rendered.height)
+            except MemoryError:
+                raise  # the document's, not the page's: the sandbox rejects it as memory_exceeded
             except Exception as exc:  # noqa: BLE001 - one bad page must not sink its document
                 row.setdefault("text_layer", "")
                 row.setdefault("text_layer_trusted", False)
@@ -104,12 +195,30 @@ def _pdf_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
         doc.close()
 
 
-def document_pages(kind: str, path: str, target_dim: int) -> Iterator[dict[str, Any]]:
-    """Page rows of one input, rendered in this process (the sandbox runs this in its child)."""
-    return _image_pages(path, target_dim) if kind == "image" else _pdf_pages(path, target_dim)
+def document_pages(
+    kind: str,
+    path: str,
+    target_dim: int,
+    *,
+    text: str = LAYOUT,
+    pages: Collection[int] | None = None,
+    images: bool = True,
+    on_page: Callable[[int], None] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Page rows of one input, rendered in this process (the sandbox runs this in its child).
+
+    `text` is the kind of text layer (LAYOUT or PLAIN); `pages` (1-based) limits the rows to those pages, in
+    order; `images=False` reads the text layer only (no PNG). `on_page` is told each page number before the page
+    is read, in each pass (the sandbox's child marks it, to name the page should it run out of memory there).
+    """
+    if kind == "image":
+        return _image_pages(path, target_dim, on_page) if pages is None or 1 in pages else iter(())
+    return _pdf_pages(path, target_dim, text, pages, images, on_page)
 
 
-def _image_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
+def _image_pages(path: str, target_dim: int, on_page: Callable[[int], None] | None) -> Iterator[dict[str, Any]]:
+    if on_page is not None:
+        on_page(1)
     rendered = image_to_page(path, target_dim)
     yield from [
         {
@@ -122,5 +231,7 @@ def _image_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
             "render_error": None,
             "image_covered": True,
             "render_note": None,
+            # An image has no text layer to lay out: its row is final whatever kind was asked for.
+            "text_layer_kind": LAYOUT,
         }
     ]

@@ -6,15 +6,21 @@ strips at every white band; consecutive strips are merged while their union stil
 gap, so a full-width header becomes its own block before the two-column body, and the body is read
 column by column instead of line by line across both columns. Leaves are grouped into lines.
 Coordinates have y growing downwards (image convention); PDF callers flip y first.
+
+Every loop over a region's boxes is charged to the page's LayoutBudget (layout_budget.py): past it, and for a region
+whose gutter search would need too many bins, the region is read in the simple reading order (`simple_lines`).
 """
 
 from __future__ import annotations
 
+import bisect
 import statistics
 from collections.abc import Sequence
 
 from ocr_pipeline.pdf.boxes import Box
-from ocr_pipeline.pdf.columns import crossing, gutter_candidates, inset_block, line_number_stacks
+from ocr_pipeline.pdf.columns import RegionTooLarge, crossing, gutter_candidates, inset_block, line_number_stacks
+from ocr_pipeline.pdf.layout_budget import BudgetSpent, LayoutBudget
+from ocr_pipeline.pdf.simple_order import simple_lines
 
 # A column gap must be at least this many median line heights wide; word gaps are ~0.3.
 COLUMN_GAP_LINE_HEIGHTS = 0.6
@@ -34,6 +40,8 @@ LINE_CHARS = 30
 ENCLOSING_GAP_HEIGHTS = 2.0
 # Columns found across a crossed gutter must be prose: at least this share of their characters are letters.
 MIN_LETTER_SHARE = 0.5
+# What a region costs the page's LayoutBudget besides its boxes (a gutter search's fixed cost, in box visits).
+REGION_VISITS = 200
 
 
 def _median_height(boxes: Sequence[Box]) -> float:
@@ -51,10 +59,14 @@ def _gaps(intervals: list[tuple[float, float]], min_gap: float) -> list[tuple[fl
     return gaps
 
 
-def find_column_cut(boxes: Sequence[Box], line_height: float | None = None) -> float | None:
+def find_column_cut(
+    boxes: Sequence[Box], line_height: float | None = None, budget: LayoutBudget | None = None
+) -> float | None:
     """The x of the widest full-height gap splitting `boxes` into two text columns, or None."""
     if len(boxes) < 2:
         return None
+    budget = budget or LayoutBudget()
+    budget.charge(len(boxes))
     h = line_height or _median_height(boxes)
     x_min, x_max = min(b.x0 for b in boxes), max(b.x1 for b in boxes)
     best: tuple[float, float] | None = None
@@ -63,6 +75,7 @@ def find_column_cut(boxes: Sequence[Box], line_height: float | None = None) -> f
         # numbers beside a formula are narrow, and they are read row by row instead.
         if min(a - x_min, x_max - b) < MIN_COLUMN_WIDTH_SHARE * (x_max - x_min):
             continue
+        budget.charge(len(boxes))
         x = (a + b) / 2
         if not _texty([bx for bx in boxes if bx.x1 <= x]) or not _texty([bx for bx in boxes if bx.x0 >= x]):
             continue
@@ -99,32 +112,27 @@ def _strips(boxes: Sequence[Box], h: float) -> list[list[Box]]:
     return strips
 
 
-def _lines(boxes: Sequence[Box]) -> list[list[Box]]:
-    """Group boxes of one block into lines (vertical overlap), each sorted left to right."""
-    lines: list[list[Box]] = []
-    for b in sorted(boxes, key=lambda b: b.yc):
-        if lines:
-            last = lines[-1]
-            # The line's band is its members' median extent, not their union: a union grows with every skewed or
-            # tall box that joins, until it swallows the lines below (a whole scanned page became one line).
-            top, bot = statistics.median(x.y0 for x in last), statistics.median(x.y1 for x in last)
-            overlap = min(bot, b.y1) - max(top, b.y0)
-            if overlap >= 0.5 * min(b.height, bot - top):
-                last.append(b)
-                continue
-        lines.append([b])
-    return [sorted(line, key=lambda b: b.x0) for line in lines]
+_lines = simple_lines  # the leaves of the cut: lines of one block
 
 
-def _order(boxes: list[Box], h: float, depth: int = 0) -> list[list[Box]]:
+def _order(boxes: list[Box], h: float, budget: LayoutBudget, depth: int = 0) -> list[list[Box]]:
     if len(boxes) <= 1 or depth > 50:
         return _lines(boxes) if boxes else []
-    cut = find_column_cut(boxes, h)
+    budget.charge(len(boxes) + REGION_VISITS)
+    try:
+        return _order_region(boxes, h, budget, depth)
+    except RegionTooLarge as exc:
+        budget.note(f"{exc}: region read in simple reading order")
+        return _lines(boxes)
+
+
+def _order_region(boxes: list[Box], h: float, budget: LayoutBudget, depth: int) -> list[list[Box]]:
+    cut = find_column_cut(boxes, h, budget)
     if cut is not None:
         left = [b for b in boxes if b.x1 <= cut]
         right = [b for b in boxes if b.x1 > cut]
-        return _order(left, h, depth + 1) + _order(right, h, depth + 1)
-    split = _crossed_gutter(boxes, h, depth)
+        return _order(left, h, budget, depth + 1) + _order(right, h, budget, depth + 1)
+    split = _crossed_gutter(boxes, h, budget, depth)
     if split is not None:
         return split
     strips = _strips(boxes, h)
@@ -135,7 +143,12 @@ def _order(boxes: list[Box], h: float, depth: int = 0) -> list[list[Box]]:
     k = 1
     while k < len(strips):
         merged = blocks[-1] + strips[k]
-        end = k if find_column_cut(merged, h) is not None else _column_start(blocks[-1], strips, k, h)
+        budget.charge(len(merged))
+        end = (
+            k
+            if find_column_cut(merged, h, budget) is not None
+            else _column_start(blocks[-1], strips, k, h, budget)
+        )
         if end is None:
             blocks.append(strips[k])
             k += 1
@@ -146,11 +159,11 @@ def _order(boxes: list[Box], h: float, depth: int = 0) -> list[list[Box]]:
     for block in blocks:
         if len(block) == len(boxes):  # cannot happen (no cut on the whole), but never loop
             return _lines(boxes)
-        out.extend(_order(block, h, depth + 1))
+        out.extend(_order(block, h, budget, depth + 1))
     return out
 
 
-def _column_start(block: list[Box], strips: list[list[Box]], k: int, h: float) -> int | None:
+def _column_start(block: list[Box], strips: list[list[Box]], k: int, h: float, budget: LayoutBudget) -> int | None:
     """The last of the strips from `k` on that, taken with `block`, first show a column gap, or None.
 
     The first rows of a column region may be too few or too narrow to show their gutter: a heading beside the
@@ -160,38 +173,40 @@ def _column_start(block: list[Box], strips: list[list[Box]], k: int, h: float) -
     union = list(block)
     for end in range(k, min(k + LOOKAHEAD_STRIPS, len(strips))):
         union += strips[end]
+        budget.charge(len(union))
         if not _gaps([(b.x0, b.x1) for b in union], COLUMN_GAP_LINE_HEIGHTS * h):
             return None
-        if find_column_cut(union, h) is not None:
-            return end if _prose_columns(union, strips[end + 1 :], h) else None
+        if find_column_cut(union, h, budget) is not None:
+            return end if _prose_columns(union, strips[end + 1 :], h, budget) else None
     return None
 
 
-def _prose_columns(block: list[Box], following: list[list[Box]], h: float) -> bool:
+def _prose_columns(block: list[Box], following: list[list[Box]], h: float, budget: LayoutBudget) -> bool:
     """Whether `block`, with the strips that go on keeping its column gap, parts prose from prose: a table's
     header row may read as words, its label and number columns are read row by row."""
     block = list(block)
     for strip in following:
-        if find_column_cut(block + strip, h) is None:
+        if find_column_cut(block + strip, h, budget) is None:
             break
         block += strip
-    cut = find_column_cut(block, h)
+    cut = find_column_cut(block, h, budget)
     sides = ([b for b in block if b.x1 <= cut], [b for b in block if b.x0 >= cut]) if cut is not None else ()
     # Each side a column of text: prose, with a line of a sentence's length (a table's cells are short).
     return bool(sides) and all(_prose(side) and max(len(b.text.strip()) for b in side) >= LINE_CHARS for side in sides)
 
 
-def _crossed_gutter(boxes: list[Box], h: float, depth: int) -> list[list[Box]] | None:
+def _crossed_gutter(boxes: list[Box], h: float, budget: LayoutBudget, depth: int) -> list[list[Box]] | None:
     """Columns beside a gutter that a title, caption or pull quote crosses: the boxes spanning it cut the region
     into bands read one after another, each band column by column; boxes that only overhang it keep their side."""
     x_min, x_max = min(b.x0 for b in boxes), max(b.x1 for b in boxes)
-    for x in gutter_candidates(boxes, h, RIVER_GAP_LINE_HEIGHTS * h):
+    for x in gutter_candidates(boxes, h, RIVER_GAP_LINE_HEIGHTS * h, budget):
         if min(x - x_min, x_max - x) < MIN_COLUMN_WIDTH_SHARE * (x_max - x_min):
             continue
-        across, middle, marks = crossing(boxes, x, h)
+        budget.charge(4 * len(boxes))
+        across, middle, marks = crossing(boxes, x, h, budget)
         ids = {id(b) for b in across + marks}
         # An inset the columns run around (a caption, a pull quote): its block is read after the columns beside it.
-        insets = inset_block(middle, [b for b in boxes if id(b) not in ids]) if middle else []
+        insets = inset_block(middle, [b for b in boxes if id(b) not in ids], budget) if middle else []
         ids |= {id(b) for b in insets}
         rest = [b for b in boxes if id(b) not in ids]
         left = [b for b in rest if (b.x0 + b.x1) / 2 < x]
@@ -200,15 +215,16 @@ def _crossed_gutter(boxes: list[Box], h: float, depth: int) -> list[list[Box]] |
             continue
         if not across:
             # Marks in the gutter (line numbers) are read between the columns, not glued to a line of either.
-            columns = _order(left, h, depth + 1) + _lines(marks) + _order(right, h, depth + 1)
-            return columns + _order(insets, h, depth + 1)
+            columns = _order(left, h, budget, depth + 1) + _lines(marks) + _order(right, h, budget, depth + 1)
+            return columns + _order(insets, h, budget, depth + 1)
         across.sort(key=lambda b: b.yc)
         bands: list[list[Box]] = [[] for _ in range(len(across) + 1)]
+        centres = [a.yc for a in across]
         for b in rest + marks + insets:
-            bands[sum(1 for a in across if a.yc < b.yc)].append(b)
+            bands[bisect.bisect_left(centres, b.yc)].append(b)  # the number of spanning boxes above its centre
         out: list[list[Box]] = []
         for k, band in enumerate(bands):
-            out.extend(_order(band, h, depth + 1) if band else [])
+            out.extend(_order(band, h, budget, depth + 1) if band else [])
             if k < len(across):
                 out.append([across[k]])
         return out
@@ -234,20 +250,26 @@ def is_upright(box: Box, line_height: float) -> bool:
     return box.height >= UPRIGHT_HEIGHTS * line_height and box.height >= UPRIGHT_HEIGHTS * (box.x1 - box.x0)
 
 
-def order_lines(boxes: Sequence[Box]) -> list[list[Box]]:
-    """Boxes grouped into lines, in reading order: headers, then columns one after another."""
+def order_lines(boxes: Sequence[Box], budget: LayoutBudget | None = None) -> list[list[Box]]:
+    """Boxes grouped into lines, in reading order: headers, then columns one after another; past the page's
+    `budget`, in the simple reading order (noted in the budget)."""
     boxes = [b for b in boxes if b.text.strip()]
     if not boxes:
         return []
+    budget = budget or LayoutBudget()
     h = _median_height(boxes)
-    # Line numbers in a margin or gutter are read after the text: beside it they split every sentence they touch.
-    stacks = line_number_stacks(boxes, h)
-    # So is text running up or down the page (an OCR'd margin stamp): its tall box would join every line beside it.
-    upright = [b for b in boxes if is_upright(b, h)]
-    aside = [[b] for stack in stacks for b in stack] + [[b] for b in upright]
-    skip = {id(line[0]) for line in aside}
-    rest = [b for b in boxes if id(b) not in skip]
-    return (_order(rest, h) if rest else []) + aside
+    try:
+        # Line numbers in a margin or gutter are read after the text: beside it they split every sentence they touch.
+        stacks = line_number_stacks(boxes, h, budget)
+        # So is text running up or down the page (an OCR'd margin stamp): its tall box would join every line
+        # beside it.
+        upright = [b for b in boxes if is_upright(b, h)]
+        aside = [[b] for stack in stacks for b in stack] + [[b] for b in upright]
+        skip = {id(line[0]) for line in aside}
+        rest = [b for b in boxes if id(b) not in skip]
+        return (_order(rest, h, budget) if rest else []) + aside
+    except BudgetSpent:
+        return simple_lines(boxes)
 
 
 def join_line(line: Sequence[Box], space_gap: float = 0.0) -> str:
@@ -269,6 +291,6 @@ def join_line(line: Sequence[Box], space_gap: float = 0.0) -> str:
     return "".join(parts)
 
 
-def order_text(boxes: Sequence[Box], space_gap: float = 0.0) -> str:
+def order_text(boxes: Sequence[Box], space_gap: float = 0.0, budget: LayoutBudget | None = None) -> str:
     """Plain text of `boxes` in reading order, one output line per visual line."""
-    return "\n".join(join_line(line, space_gap) for line in order_lines(boxes))
+    return "\n".join(join_line(line, space_gap) for line in order_lines(boxes, budget))

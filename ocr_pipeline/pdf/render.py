@@ -7,9 +7,11 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pypdfium2 as pdfium
 from PIL import Image, ImageOps
 
+from ocr_pipeline.pdf.page_png import page_png
 from ocr_pipeline.settings import DEFAULT_TARGET_LONGEST_IMAGE_DIM, MAX_PAGE_PIXELS
 
 # zlib level 1 is ~3x faster than PIL's default 6 and only ~10% larger on rendered pages.
@@ -90,10 +92,12 @@ def render_pdf_page(
         # Filled-in form values are part of the page a reader sees; pdfium draws them only where the document's
         # form environment was initialised before the page was loaded (probe.open_pdf does).
         bitmap = page.render(scale=scale, rotation=extra, may_draw_forms=True, rev_byteorder=True)
-        img = bitmap.to_pil()
-        png = _to_png(img.convert("RGB") if img.mode != "RGB" else img)
+        pixels = bitmap.to_numpy()  # a view of pdfium's buffer, RGB with rev_byteorder
+        if pixels.ndim != 3 or pixels.shape[2] != 3:  # a bitmap of another layout: PIL knows its mode
+            pixels = np.asarray(bitmap.to_pil().convert("RGB"))
         rotation = (page.get_rotation() + extra) % 360
-        return RenderedPage(png=png, width=img.width, height=img.height, rotation=rotation, note=note)
+        height, width = pixels.shape[:2]
+        return RenderedPage(png=page_png(pixels), width=width, height=height, rotation=rotation, note=note)
     finally:
         if bitmap is not None:
             bitmap.close()

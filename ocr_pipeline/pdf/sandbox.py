@@ -5,6 +5,7 @@ keeps one child (`python -m ocr_pipeline.pdf.sandbox_child`) for a whole scan or
 request at a time (probe, filter or render); a child that hangs is killed and the next request gets a new one.
 A render streams: the child writes the pages a few at a time, each batch to its own Parquet file, and says so
 on a line of its own, so the first pages of a long document leave the sandbox while the rest still render.
+The child's memory is capped (sandbox_memory.py): a document past the cap is `memory_exceeded`, with its page.
 """
 
 from __future__ import annotations
@@ -18,14 +19,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ocr_pipeline.pdf import sandbox_memory
 from ocr_pipeline.pdf.sandbox_spares import keep_spare, prestart, start_child, stop, take_spare
+from ocr_pipeline.settings import DEFAULT_PDF_MEMORY_MB
 
 # A document gets this long to render: a fixed allowance plus a per-page one (pages are known from the probe).
 BASE_SECONDS = 60.0
@@ -38,7 +41,8 @@ MAX_REPLY_BYTES = 64 * 1024
 
 
 class SandboxAborted(Exception):
-    """The child did not answer: `reason` is <op>_timeout, <op>_crashed or <op>_failed (op: render, probe...)."""
+    """The child did not answer: `reason` is <op>_timeout, <op>_crashed or <op>_failed (op: render, probe...), or
+    memory_exceeded (the input took the child past its memory cap)."""
 
     def __init__(self, reason: str, detail: str) -> None:
         super().__init__(f"{reason}: {detail}")
@@ -55,21 +59,27 @@ def batch_path(out: str, number: int) -> str:
     return f"{out}-{number:06d}.parquet"
 
 
-def prestart_reader() -> None:
+def prestart_reader(memory_mb: int = DEFAULT_PDF_MEMORY_MB) -> None:
     """Start a reader child now, for the first sandbox of this process to take (see sandbox_spares)."""
-    prestart(default_command())
+    prestart(default_command(memory_mb))
 
 
-def default_command() -> list[str]:
-    """The reader child's command line."""
-    return [sys.executable, "-m", "ocr_pipeline.pdf.sandbox_child"]
+def default_command(memory_mb: int = DEFAULT_PDF_MEMORY_MB) -> list[str]:
+    """The reader child's command line, its memory cap in MiB on it (0: none)."""
+    return [sys.executable, "-m", "ocr_pipeline.pdf.sandbox_child", "--memory-mb", str(memory_mb)]
 
 
 class PdfSandbox:
-    """One child for many requests; each method returns the child's answer or raises SandboxAborted."""
+    """One child for many requests; each method returns the child's answer or raises SandboxAborted.
 
-    def __init__(self, command: list[str] | None = None) -> None:
-        self.command = command or default_command()
+    `memory_mb` caps the default child's memory (DEFAULT_PDF_MEMORY_MB when None); with a `command` of its own,
+    it says what that child was capped at (none when None)."""
+
+    def __init__(self, command: list[str] | None = None, memory_mb: int | None = None) -> None:
+        self.memory_mb = memory_mb if memory_mb is not None else 0 if command else DEFAULT_PDF_MEMORY_MB
+        self.command = command or default_command(self.memory_mb)
+        # The render whose files start with this (its child marks the page it reads there), while one runs.
+        self._out: str | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         # Bytes the child sent past the last whole line (several batch lines can arrive in one read).
         self._pending = b""
@@ -113,8 +123,24 @@ class PdfSandbox:
             proc.stdin.write((json.dumps({"op": op, **payload}) + "\n").encode())
             proc.stdin.flush()
         except BrokenPipeError:
-            raise SandboxAborted(f"{op}_crashed", f"the PDF reader died (exit code {self._discard(proc)})") from None
+            raise self._died(proc, op) from None
         return proc
+
+    def _died(self, proc: subprocess.Popen[bytes], op: str) -> SandboxAborted:
+        """What the child's death means: past its memory cap (and on which page), or a crash."""
+        code = self._discard(proc)
+        if sandbox_memory.died_of_memory(code, self.memory_mb):
+            page = sandbox_memory.marked_page(self._out) if self._out else None
+            return SandboxAborted(sandbox_memory.REASON, sandbox_memory.detail(self.memory_mb, page))
+        return SandboxAborted(f"{op}_crashed", f"the PDF reader died (exit code {code})")
+
+    def _refused(self, proc: subprocess.Popen[bytes], op: str, reply: dict[str, Any]) -> SandboxAborted:
+        """The child's error reply as SandboxAborted; one past its memory cap ends the child (it ends itself too)."""
+        if reply.get("reason") == sandbox_memory.REASON:
+            self._discard(proc)
+            page = reply.get("page")
+            return SandboxAborted(sandbox_memory.REASON, sandbox_memory.detail(self.memory_mb, page))
+        return SandboxAborted(f"{op}_failed", str(reply["error"]))
 
     def _broken(self, proc: subprocess.Popen[bytes], op: str, detail: str) -> SandboxAborted:
         # The child said something outside the protocol: nothing it sends next can be trusted to line up.
@@ -135,7 +161,7 @@ class PdfSandbox:
                 raise SandboxAborted(f"{op}_timeout", f"no answer within {timeout_s:.0f}s")
             chunk = os.read(fd, MAX_REPLY_BYTES)
             if not chunk:
-                raise SandboxAborted(f"{op}_crashed", f"the PDF reader died (exit code {self._discard(proc)})")
+                raise self._died(proc, op)
             self._pending += chunk
         line, _, self._pending = self._pending.partition(b"\n")
         return line
@@ -155,12 +181,24 @@ class PdfSandbox:
         proc = self._send(op, payload)
         reply = self._reply(proc, op, time.monotonic() + timeout_s, timeout_s)
         if reply.get("error"):
-            raise SandboxAborted(f"{op}_failed", str(reply["error"]))
+            raise self._refused(proc, op, reply)
         return reply
 
-    def render(self, kind: str, path: str, target_dim: int, timeout_s: float) -> Iterator[dict[str, Any]]:
+    def render(
+        self,
+        kind: str,
+        path: str,
+        target_dim: int,
+        timeout_s: float,
+        *,
+        text: str | None = None,
+        pages: Sequence[int] | None = None,
+        images: bool = True,
+    ) -> Iterator[dict[str, Any]]:
         """Page rows of one input in page order, each batch as soon as the child wrote it; all within `timeout_s`.
 
+        `text`, `pages` and `images` are document_pages' options (the kind of text layer, which pages, whether
+        to render them); by default every page, rendered, with the full layout.
         Raises SandboxAborted, possibly after some rows, when the child hangs, dies or fails on the input. The
         deadline is one for the whole input, from the first row asked for: time the caller spends between rows
         counts too (the child renders on meanwhile).
@@ -168,9 +206,18 @@ class PdfSandbox:
         self._renders += 1
         out = str(Path(self._tmp.name) / f"render-{self._renders}")
         deadline = time.monotonic() + timeout_s
-        proc = self._send("render", {"kind": kind, "path": path, "target_dim": target_dim, "out": out})
+        payload: dict[str, Any] = {"kind": kind, "path": path, "target_dim": target_dim, "out": out}
+        if text is not None:
+            payload["text"] = text
+        if pages is not None:
+            payload["pages"] = sorted({int(p) for p in pages})
+        if not images:
+            payload["images"] = False
+        self._out = out
+        proc = self._send("render", payload)
         self._rendering = proc
-        next_page = 1
+        # The page numbers the rows must bring, in order (a subset may end early: pages past the document's end).
+        expected: Iterator[int] = iter(payload["pages"]) if pages is not None else itertools.count(1)
         try:
             # Each batch line brings the next pages, one at least (checked): the lines read are bounded by the
             # document's pages, as well as by the deadline.
@@ -180,16 +227,15 @@ class PdfSandbox:
                 reply = self._reply(proc, "render", deadline, timeout_s)
                 if reply.get("error"):
                     self._rendering = None  # the child finished the request: it stays, in step
-                    raise SandboxAborted("render_failed", str(reply["error"]))
+                    raise self._refused(proc, "render", reply)
                 if reply.get("ok") is True:
                     self._rendering = None
                     return
                 if reply.get("batch") != batch_path(out, number):
                     raise self._broken(proc, "render", f"unexpected reply {str(reply)[:200]}")
-                rows = self._read_batch(proc, batch_path(out, number), next_page)
-                next_page += len(rows)
-                yield from rows
+                yield from self._read_batch(proc, batch_path(out, number), expected)
         finally:
+            self._out = None
             if self._rendering is proc:
                 # Closed before the child's final line (the consumer stopped): its later lines would answer
                 # the next request.
@@ -198,8 +244,11 @@ class PdfSandbox:
             for leftover in Path(self._tmp.name).glob(f"{Path(out).name}-*"):
                 leftover.unlink(missing_ok=True)
 
-    def _read_batch(self, proc: subprocess.Popen[bytes], batch: str, first_page: int) -> list[dict[str, Any]]:
-        """The rows of one batch file, which is deleted: the parent never holds more than one batch."""
+    def _read_batch(self, proc: subprocess.Popen[bytes], batch: str, expected: Iterator[int]) -> list[dict[str, Any]]:
+        """The rows of one batch file, which is deleted: the parent never holds more than one batch.
+
+        `expected` yields the page numbers due next; the batch's rows must bring the next of them, in order.
+        """
         try:
             with pq.ParquetFile(batch) as reader:
                 count = reader.metadata.num_rows
@@ -209,8 +258,9 @@ class PdfSandbox:
         finally:
             Path(batch).unlink(missing_ok=True)
         pages = [row.get("page_num") for row in rows]
-        if not rows or pages != list(range(first_page, first_page + len(rows))):
-            raise self._broken(proc, "render", f"a batch of {count} rows, pages {pages[:3]}, not from {first_page}")
+        due = list(itertools.islice(expected, len(rows)))
+        if not rows or pages != due:
+            raise self._broken(proc, "render", f"a batch of {count} rows, pages {pages[:3]}, not {due[:3]}")
         return rows
 
     def probe(self, kind: str, path: str) -> dict[str, Any]:

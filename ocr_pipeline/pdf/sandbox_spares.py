@@ -13,6 +13,8 @@ import contextlib
 import subprocess
 import threading
 
+from ocr_pipeline.pdf.sandbox_memory import child_env
+
 # Enough for the stages of the groups one process runs at once; more would only hold memory.
 MAX_SPARES = 2
 
@@ -22,7 +24,7 @@ _spares: list[tuple[tuple[str, ...], subprocess.Popen[bytes]]] = []
 
 def start_child(command: list[str]) -> subprocess.Popen[bytes]:
     """A new reader child speaking the sandbox protocol on its stdin and stdout."""
-    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=child_env())
 
 
 def take_spare(command: list[str]) -> subprocess.Popen[bytes] | None:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ocr_pipeline.pdf.columns import line_number_stacks
+from ocr_pipeline.pdf.layout_budget import LayoutBudget
 from ocr_pipeline.pdf.reading_order import Box
 
 # A run wider than this share of its region is prose or a spanning title, not a cell.
@@ -50,13 +51,14 @@ class Rule:
 def rows_of(boxes: Sequence[Box]) -> list[list[Box]]:
     """Boxes grouped into visual rows (vertical overlap), top to bottom, each left to right."""
     rows: list[list[Box]] = []
+    top = bot = 0.0  # the last row's extent, kept as boxes join it (one pass, however long the row)
     for b in sorted(boxes, key=lambda b: b.yc):
-        if rows:
-            top, bot = min(x.y0 for x in rows[-1]), max(x.y1 for x in rows[-1])
-            if min(bot, b.y1) - max(top, b.y0) >= 0.4 * min(b.height, bot - top):
-                rows[-1].append(b)
-                continue
+        if rows and min(bot, b.y1) - max(top, b.y0) >= 0.4 * min(b.height, bot - top):
+            rows[-1].append(b)
+            top, bot = min(top, b.y0), max(bot, b.y1)
+            continue
         rows.append([b])
+        top, bot = b.y0, b.y1
     return [sorted(r, key=lambda b: b.x0) for r in rows]
 
 
@@ -77,11 +79,12 @@ def _column_edges(rows: list[list[Box]], x0: float, x1: float, rules: Sequence[R
     return edges
 
 
-def _grid(rows: list[list[Box]], edges: list[float]) -> list[list[tuple[str, int]]]:
+def _grid(rows: list[list[Box]], edges: list[float], budget: LayoutBudget) -> list[list[tuple[str, int]]]:
     """Each row as (cell text, colspan) pairs over the columns `edges` define."""
     ncols = len(edges) + 1
     out = []
     for row in rows:
+        budget.charge((len(row) + 1) * ncols)
         texts: list[list[str]] = [[] for _ in range(ncols)]
         spans = [1] * ncols
         for b in row:
@@ -111,8 +114,9 @@ def to_html(grid: list[list[tuple[str, int]]]) -> str:
     return "\n".join(lines)
 
 
-def _table_box(boxes: list[Box], rules: Sequence[Rule], min_cols: int) -> Box | None:
+def _table_box(boxes: list[Box], rules: Sequence[Rule], min_cols: int, budget: LayoutBudget) -> Box | None:
     """The HTML table of `boxes`, as one box covering them, or None when they do not form a table."""
+    budget.charge(len(boxes) + len(rules))
     rows = rows_of(boxes)
     x0, x1 = min(b.x0 for b in boxes), max(b.x1 for b in boxes)
     edges = _column_edges(rows, x0, x1, rules)
@@ -124,12 +128,13 @@ def _table_box(boxes: list[Box], rules: Sequence[Rule], min_cols: int) -> Box | 
         return None
     if not rules and _prose_like(boxes):
         return None
-    grid = _grid(rows, edges)
+    grid = _grid(rows, edges, budget)
     return Box(x0, min(b.y0 for b in boxes), x1, max(b.y1 for b in boxes), to_html(grid))
 
 
-def _prose_between(boxes: Sequence[Box], a: Rule, b: Rule) -> bool:
+def _prose_between(boxes: Sequence[Box], a: Rule, b: Rule, budget: LayoutBudget) -> bool:
     """Whether a line of running text lies between two rules (then they rule different tables)."""
+    budget.charge(len(boxes))
     x0, x1 = min(a.x0, b.x0), max(a.x1, b.x1)
     # Only text across the rules counts: a paragraph in the next column beside a table splits nothing.
     return any(
@@ -158,18 +163,21 @@ def _prose_like(boxes: Sequence[Box]) -> bool:
     return words > MAX_PLAIN_CELL_WORDS and numeric < 0.3
 
 
-def _ruled_regions(rules: Sequence[Rule], boxes: Sequence[Box], h: float) -> list[tuple[float, float, float, float]]:
+def _ruled_regions(
+    rules: Sequence[Rule], boxes: Sequence[Box], h: float, budget: LayoutBudget
+) -> list[tuple[float, float, float, float]]:
     """Areas bounded by two or more horizontal rules of about the same extent (x0, y0, x1, y1)."""
     flat = sorted((r for r in rules if r.horizontal and r.x1 - r.x0 > 4 * h), key=lambda r: r.y0)
     regions: list[list[Rule]] = []
     for r in flat:
+        budget.charge(len(regions))
         for group in regions:
             g = group[-1]
             overlap = min(g.x1, r.x1) - max(g.x0, r.x0)
             if (
                 overlap > 0.8 * max(g.x1 - g.x0, r.x1 - r.x0)
                 and r.y0 - g.y0 < MAX_RULE_GAP_HEIGHTS * h
-                and not _prose_between(boxes, g, r)
+                and not _prose_between(boxes, g, r, budget)
             ):
                 group.append(r)
                 break
@@ -178,9 +186,10 @@ def _ruled_regions(rules: Sequence[Rule], boxes: Sequence[Box], h: float) -> lis
     return [(min(r.x0 for r in g), g[0].y0, max(r.x1 for r in g), g[-1].y1) for g in regions if len(g) >= 2]
 
 
-def _outside_prose_columns(row: list[Box], sentences: Sequence[Box], h: float) -> list[Box]:
+def _outside_prose_columns(row: list[Box], sentences: Sequence[Box], h: float, budget: LayoutBudget) -> list[Box]:
     """The row without the short last lines of a paragraph column that lies beside the rest of the row."""
     out = list(row)
+    budget.charge(len(sentences) * len(row))
     for s in sentences:
         if not any(abs(b.yc - s.yc) <= MAX_PARAGRAPH_GAP_HEIGHTS * h for b in row):
             continue
@@ -192,14 +201,14 @@ def _outside_prose_columns(row: list[Box], sentences: Sequence[Box], h: float) -
     return out
 
 
-def _plain_blocks(boxes: list[Box], h: float) -> list[list[Box]]:
+def _plain_blocks(boxes: list[Box], h: float, budget: LayoutBudget) -> list[list[Box]]:
     """Runs of consecutive rows with MIN_PLAIN_COLS or more cells each, close together."""
     blocks: list[list[list[Box]]] = []
     prev_bottom = None
     # Prose lines stay out: beside a table (two columns) they would add a column to each of its rows.
     sentences = [b for b in boxes if _sentence(b)]
     for row in rows_of([b for b in boxes if not _sentence(b)]):
-        row = _outside_prose_columns(row, sentences, h)
+        row = _outside_prose_columns(row, sentences, h, budget)
         top = min(b.y0 for b in row)
         if (
             len(row) >= MIN_PLAIN_COLS
@@ -216,25 +225,32 @@ def _plain_blocks(boxes: list[Box], h: float) -> list[list[Box]]:
     return [[b for row in rows for b in row] for rows in blocks if len(rows) >= MIN_PLAIN_ROWS]
 
 
-def find_tables(boxes: Sequence[Box], rules: Sequence[Rule] = ()) -> tuple[list[Box], list[Box]]:
+def find_tables(
+    boxes: Sequence[Box], rules: Sequence[Rule] = (), budget: LayoutBudget | None = None
+) -> tuple[list[Box], list[Box]]:
     """Split `boxes` into (boxes outside tables, one box per table whose text is its HTML)."""
     rest = [b for b in boxes if b.text.strip()]
     if len(rest) < 4:
         return rest, []
+    budget = budget or LayoutBudget()
     h = statistics.median(b.height for b in rest)
     # Line numbers in a margin stand beside every line like a table's first column: set aside, they make none.
-    numbers = [b for stack in line_number_stacks(rest, h) for b in stack]
+    numbers = [b for stack in line_number_stacks(rest, h, budget) for b in stack]
     numbered = {id(b) for b in numbers}
     rest = [b for b in rest if id(b) not in numbered]
     tables: list[Box] = []
-    for x0, y0, x1, y1 in _ruled_regions(rules, rest, h):
+    for x0, y0, x1, y1 in _ruled_regions(rules, rest, h, budget):
+        budget.charge(len(rest) + len(rules))
         inside = [b for b in rest if b.x0 >= x0 - 2 and b.x1 <= x1 + 2 and b.yc > y0 and b.yc < y1]
-        table = _table_box(inside, [r for r in rules if y0 - 2 <= r.y0 and r.y1 <= y1 + 2], 2) if inside else None
+        ruling = [r for r in rules if y0 - 2 <= r.y0 and r.y1 <= y1 + 2]
+        table = _table_box(inside, ruling, 2, budget) if inside else None
         if table is not None:
             tables.append(table)
-            rest = [b for b in rest if b not in inside]
-    for block in _plain_blocks(rest, h):
-        table = _table_box(block, (), MIN_PLAIN_COLS)
+            # Equal boxes stand at one place, inside the region or not, so taking out `inside` by identity is the same.
+            taken = {id(b) for b in inside}
+            rest = [b for b in rest if id(b) not in taken]
+    for block in _plain_blocks(rest, h, budget):
+        table = _table_box(block, (), MIN_PLAIN_COLS, budget)
         if table is not None:
             tables.append(table)
             ids = {id(b) for b in block}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import re
 import statistics
@@ -17,11 +18,13 @@ from ocr_pipeline.pdf.drop_caps import join_drop_caps
 from ocr_pipeline.pdf.footnotes import footnote_ids
 from ocr_pipeline.pdf.form_fields import form_runs
 from ocr_pipeline.pdf.furniture import furniture_rows, strip_mark
-from ocr_pipeline.pdf.glyphs import read_glyphs, split_runs
+from ocr_pipeline.pdf.glyph_bounds import boxes_on_page, glyphs_on_page, page_glyphs, rules_on_page
+from ocr_pipeline.pdf.glyphs import split_runs
+from ocr_pipeline.pdf.layout_budget import BudgetSpent, LayoutBudget
 from ocr_pipeline.pdf.math_latex import latex_formulas, outside_math
 from ocr_pipeline.pdf.page_space import PageSpace, place, reading_frame
-from ocr_pipeline.pdf.reading_order import Box, order_text
-from ocr_pipeline.pdf.small_caps import small_caps_objects
+from ocr_pipeline.pdf.reading_order import Box, join_line, order_text
+from ocr_pipeline.pdf.simple_order import simple_lines
 from ocr_pipeline.pdf.table_html import Rule, find_tables
 
 # Characters pdfium emits for hyphens and line-break artefacts: removed so "shoul\ufffeder" is "shoulder".
@@ -73,6 +76,8 @@ class PageLayout:
     rules: list[Rule]
     width: float
     height: float
+    # Bounds that fired while the page was read (layout_budget.py): the page row's render_note carries them.
+    notes: list[str] = field(default_factory=list)
 
 
 def _rules(page: pdfium.PdfPage, space: PageSpace, max_objects: int = 3000) -> list[Rule]:
@@ -95,21 +100,28 @@ def _rules(page: pdfium.PdfPage, space: PageSpace, max_objects: int = 3000) -> l
     return out
 
 
-def page_layout(page: pdfium.PdfPage) -> PageLayout:
-    """The page's runs (repaired glyphs, see glyphs.py) and ruling lines."""
+def page_layout(page: pdfium.PdfPage, budget: LayoutBudget | None = None) -> PageLayout:
+    """The page's runs (repaired glyphs, see glyphs.py) and ruling lines, on the page (glyph_bounds.py)."""
+    budget = budget or LayoutBudget()
     # Positions are taken on the page as shown (crop box corner, /Rotate): the edges furniture is found at and the
     # columns reading order cuts are the rendered page's.
     textpage = page.get_textpage()
     try:
-        glyphs = read_glyphs(textpage, small_caps_objects(page))
+        glyphs = page_glyphs(textpage, page, budget)
         space = reading_frame(PageSpace.of(page), glyphs)
-        rules = _rules(page, space) if glyphs else []
-        placed = latex_formulas(place(glyphs, space), rules, space.height)  # formulas as LaTeX (math_latex.py)
-        runs = join_drop_caps(split_runs(placed, space.height))
-        runs += form_runs(page, space)  # filled form fields: their values are not in the text page
+        rules = rules_on_page(_rules(page, space), space.width, space.height) if glyphs else []
+        placed = glyphs_on_page(place(glyphs, space), space.width, space.height, budget)
+        # Past the budget, formulas stay as their glyphs and drop capitals apart (noted).
+        with contextlib.suppress(BudgetSpent):
+            placed = latex_formulas(placed, rules, space.height, budget)  # formulas as LaTeX (math_latex.py)
+        runs = split_runs(placed, space.height)
+        with contextlib.suppress(BudgetSpent):
+            runs = join_drop_caps(runs, budget)
+        # Filled form fields: their values are not in the text page.
+        runs += boxes_on_page(form_runs(page, space), space.width, space.height)
     finally:
         textpage.close()
-    return PageLayout(runs, rules if runs else [], space.width, space.height)
+    return PageLayout(runs, rules if runs else [], space.width, space.height, budget.notes)
 
 
 def write_scripts(text: str) -> str:
@@ -118,29 +130,57 @@ def write_scripts(text: str) -> str:
     return normalise_whitespace(outside_math(text, lambda part: _SCRIPT_MARK.sub(r" \1 ", part)))
 
 
-def layout_text(layout: PageLayout, repeated: Iterable[str] = (), marked: bool = False) -> str:
+def layout_text(
+    layout: PageLayout, repeated: Iterable[str] = (), marked: bool = False, budget: LayoutBudget | None = None
+) -> str:
     """The page's text in reading order: furniture dropped, tables as HTML, whitespace normalised; scripts stay
-    marked when `marked` (the trust check reads "x^{2}" as one word, not a stray letter)."""
+    marked when `marked` (the trust check reads "x^{2}" as one word, not a stray letter). Past the page's `budget`
+    (layout_budget.py), the simple reading order of all its runs, noted in the budget."""
+    budget = budget or LayoutBudget()
+    try:
+        text = _ordered_text(layout, repeated, budget)
+    except BudgetSpent:
+        runs = [strip_mark(b) for b in layout.runs if b.text.strip()]
+        text = "\n".join(join_line(line, _SPACE_GAP_HEIGHTS) for line in simple_lines(runs))
+    text = normalise_whitespace(clean_text(text))
+    # Scripts were marked for the furniture rules (a superscript is no page number) and the trust check.
+    return text if marked else write_scripts(text)
+
+
+def _ordered_text(layout: PageLayout, repeated: Iterable[str], budget: LayoutBudget) -> str:
+    """The page's runs less furniture, tables as HTML, footnotes after the body, in reading order."""
+    budget.check_runs(len(layout.runs))
     drop = furniture_rows(layout.runs, layout.width, layout.height, repeated)
     if all(id(b) in drop for b in layout.runs if b.text.strip()):
         # Nothing but furniture (a download stamp over a scan): the row keeps what the PDF holds, the verdict calls
         # it sparse, and the page is OCR'd, where the engine drops the stamp again.
         drop = set()
     runs = [strip_mark(b) for b in layout.runs if id(b) not in drop]
-    runs, tables = find_tables(runs, layout.rules)
-    notes = footnote_ids(runs + tables)  # a table under small print keeps that print in the body
+    runs, tables = find_tables(runs, layout.rules, budget)
+    notes = footnote_ids(runs + tables, budget)  # a table under small print keeps that print in the body
     body = [b for b in runs if id(b) not in notes]
-    text = order_text(body + tables, space_gap=_SPACE_GAP_HEIGHTS)
+    text = order_text(body + tables, _SPACE_GAP_HEIGHTS, budget)
     if notes:  # read after the body: between two columns they split the sentence that runs on from one to the next
-        text += "\n" + order_text([b for b in runs if id(b) in notes], space_gap=_SPACE_GAP_HEIGHTS)
-    text = normalise_whitespace(clean_text(text))
-    # Scripts were marked for the furniture rules (a superscript is no page number) and the trust check.
-    return text if marked else write_scripts(text)
+        text += "\n" + order_text([b for b in runs if id(b) in notes], _SPACE_GAP_HEIGHTS, budget)
+    return text
 
 
 def extract_page_text(page: pdfium.PdfPage, repeated: Iterable[str] = ()) -> str:
     """The page's own text in reading order (columns one after another), tables as HTML, furniture dropped."""
     return layout_text(page_layout(page), repeated)
+
+
+def plain_text(page: pdfium.PdfPage) -> str:
+    """pdfium's text of the page in its own order (no layout, furniture kept), cleaned and whitespace normalised."""
+    textpage = page.get_textpage()
+    try:
+        # Bounded to the page as shown: text outside the crop box is not the page's. Full Unicode, unlike
+        # get_text_range (UCS-2).
+        raw = textpage.get_text_bounded()
+    finally:
+        textpage.close()
+    # pdfium ends its lines with CR LF; a CR left alone would count as a control character in the verdict.
+    return normalise_whitespace(clean_text(raw.replace("\r\n", "\n").replace("\r", "\n")))
 
 
 @dataclass

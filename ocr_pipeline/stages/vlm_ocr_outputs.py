@@ -17,6 +17,8 @@ from PIL import Image
 from ocr_pipeline.engines.base import OcrEngine, PageFactory, PageRunner, page_runner
 from ocr_pipeline.quality import PageFacts, add_document_language, page_signals
 from ocr_pipeline.records import UNREADABLE_PAGE_PREFIX, PageInput, PageResult
+from ocr_pipeline.settings import DEFAULT_PDF_MEMORY_MB
+from ocr_pipeline.stages.fallback_layouts import FallbackLayouts, RowUpgrade, is_plain, with_layouts
 from ocr_pipeline.workspace.keys import ocr_key, pages_key
 from ocr_pipeline.workspace.ledger import read_stage_rejections
 from ocr_pipeline.workspace.memo import PageMemo
@@ -167,18 +169,45 @@ def ocr_group(
     settings_key: str,
     progress: Callable[[int], None] | None = None,
     streamed: Mapping[tuple[str, int], PageResult] | None = None,
+    *,
+    input_client: Any = None,
+    reads_text_layer: bool = True,
+    pdf_memory_mb: int = DEFAULT_PDF_MEMORY_MB,
 ) -> OcrResult:
     """OCR every page of the group not already in the memo and write `manifests/ocr/<group>.parquet`.
 
     `streamed` holds pages the engine already read in this run while they rendered: recorded as fresh results
-    (not memo hits), so the manifest and the shard are the ones a run without streaming writes.
+    (not memo hits), so the manifest and the shard are the ones a run without streaming writes. A page rendered with
+    the plain text only (the VLM path) that falls back gets its full layout from the input (`input_client` for one
+    on S3; the PDF reader capped at `pdf_memory_mb` MiB) before it is recorded; an engine that `reads_text_layer`
+    gets the full layout of every page.
     """
+    layouts = FallbackLayouts(workspace, group, input_client, pdf_memory_mb)
+    try:
+        return _ocr_group(workspace, group, runner, settings_key, progress, streamed, layouts, reads_text_layer)
+    finally:
+        layouts.close()
+
+
+def _ocr_group(
+    workspace: Workspace,
+    group: str,
+    runner: PageRunner,
+    settings_key: str,
+    progress: Callable[[int], None] | None,
+    streamed: Mapping[tuple[str, int], PageResult] | None,
+    layouts: FallbackLayouts,
+    reads_text_layer: bool,
+) -> OcrResult:
     started = time.monotonic()
     memo = PageMemo(workspace, settings_key)
     skip = {r.source for r in read_stage_rejections(workspace, "render", group)}
     rows: list[dict[str, Any]] = []
-    # Pages out at the engine: their source and what their quality signals need of the page row.
-    sources: dict[tuple[str, int], tuple[str, PageFacts]] = {}
+    # Pages out at the engine: their source, what their quality signals need of the page row, whether plain.
+    sources: dict[tuple[str, int], tuple[str, PageFacts, bool]] = {}
+    # Fallbacks of plain rows, recorded once their full layout is read (one request per document, at the end).
+    waiting: list[tuple[str, PageResult, PageFacts]] = []
+    upgrade = RowUpgrade(layouts) if reads_text_layer else None
     result = OcrResult()
 
     def record(source: str, page: PageResult, memo_hit: bool, facts: PageFacts) -> None:
@@ -194,21 +223,31 @@ def ocr_group(
         if progress is not None:
             progress(1)
 
+    def fresh(source: str, page: PageResult, facts: PageFacts, plain: bool) -> None:
+        """Record a result read in this run; a fallback of a plain row waits for its layout."""
+        if plain and page.is_fallback:
+            waiting.append((source, page, facts))
+        else:
+            record(source, page, False, facts)
+
     def sink(page: PageResult) -> None:
         memo.put(page)
-        source, facts = sources.pop((page.source_hash, page.page_num))
-        record(source, page, False, facts)
+        source, facts, plain = sources.pop((page.source_hash, page.page_num))
+        fresh(source, page, facts, plain)
 
     def factories() -> Iterator[PageFactory]:
         for row in iter_batches(workspace, pages_key(group)):
             if row["source"] in skip:
                 continue
+            if upgrade is not None:
+                row = upgrade(row)
+            plain = is_plain(row)
             # A streamed or memoised answer is judged as a fresh one: the ink of a page without a text layer is
             # counted for it too (one decode of a scan), or text invented for a near-blank scan would pass unseen
             # whenever the page streamed, which the CLI does by default.
             answered = (streamed or {}).get((row["sha256"], row["page_num"]))
             if answered is not None:
-                record(row["source"], answered, False, _facts(row, _ink(row)))
+                fresh(row["source"], answered, _facts(row, _ink(row)), plain)
                 continue
             cached = memo.get(row["sha256"], row["page_num"])
             if cached is not None:
@@ -216,17 +255,19 @@ def ocr_group(
                 continue
             if row.get("render_error") and not row.get("png"):
                 # Nothing to send: the page is the input's failure, kept out of the memo and of the engine.
-                record(row["source"], _unreadable(row), False, _facts(row, None))
+                fresh(row["source"], _unreadable(row), _facts(row, None), plain)
                 continue
             ink = _ink(row)
             blank = _blank(row, ink)
             if blank is not None:
                 record(row["source"], blank, False, _facts(row, ink))
                 continue
-            sources[(row["sha256"], row["page_num"])] = (row["source"], _facts(row, ink))
+            sources[(row["sha256"], row["page_num"])] = (row["source"], _facts(row, ink), plain)
             yield functools.partial(_page_input, row)
 
     runner(factories(), sink)
+    for source, page, facts in with_layouts(waiting, layouts):
+        record(source, page, False, facts)
     rows.sort(key=lambda r: (r["source"], r["page_num"]))
     add_document_language(rows)
     for row in rows:
@@ -243,6 +284,20 @@ def ocr_with_engine(
     target_dim: int,
     progress: Callable[[int], None] | None = None,
     streamed: Mapping[tuple[str, int], PageResult] | None = None,
+    input_client: Any = None,
+    pdf_memory_mb: int = DEFAULT_PDF_MEMORY_MB,
 ) -> OcrResult:
     """ocr_group through an engine: its async runner and its memo key (every launcher calls this)."""
-    return ocr_group(workspace, group, page_runner(engine), engine.memo_key(target_dim), progress, streamed)
+    reads = bool(getattr(engine, "reads_text_layer", True))  # see OcrEngine: an engine that does not say reads it
+    runner, key = page_runner(engine), engine.memo_key(target_dim)
+    return ocr_group(
+        workspace,
+        group,
+        runner,
+        key,
+        progress,
+        streamed,
+        input_client=input_client,
+        reads_text_layer=reads,
+        pdf_memory_mb=pdf_memory_mb,
+    )

@@ -17,6 +17,7 @@ from ocr_pipeline.engines.vlm.client import (
     VlmClient,
     api_base,
     parse_retry_after,
+    pool_sizes,
     wait_for_server,
 )
 from ocr_pipeline.engines.vlm.prompts import build_request
@@ -110,6 +111,22 @@ def test_in_flight_bounded_by_semaphore() -> None:
         asyncio.run(go())
         assert srv.max_in_flight == 3
         assert len(srv.completed()) == 12
+
+
+def test_requests_spread_over_small_pools_keep_the_bound() -> None:
+    # 20 slots are three pools (7, 7, 6): every slot is used at once, never one more.
+    assert pool_sizes(20) == [7, 7, 6] and pool_sizes(64) == [8] * 8 and pool_sizes(3) == [3]
+    with VlmTestServer(service_time_s=0.1, key_by_histogram=False) as srv:
+
+        async def go() -> None:
+            async with VlmClient(srv.url, max_concurrent_requests=20, backoff=FAST) as client:
+                body = build_request(PNG, model="m")
+                await asyncio.gather(*(client.chat_completion(body) for _ in range(60)))
+                assert client.in_flight == 0 and client._slots.qsize() == 20
+
+        asyncio.run(go())
+        assert srv.max_in_flight == 20
+        assert len(srv.completed()) == 60
 
 
 def test_capacity_queues_the_rest() -> None:

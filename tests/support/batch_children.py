@@ -41,7 +41,9 @@ if __name__ == "__main__":
     replies = sandbox_child.protocol_stream()
     render_batches = sandbox_child.render_batches
 
-    def misbehaving_render(kind: str, path: str, target_dim: int, out: str, send: sandbox_child.Send) -> None:
+    def misbehaving_render(
+        kind: str, path: str, target_dim: int, out: str, send: sandbox_child.Send, **options: Any
+    ) -> None:
         """The real render, with the second announcement replaced by the mode's misbehaviour."""
         announced = 0
 
@@ -50,7 +52,7 @@ if __name__ == "__main__":
             announced += 1
             send(_misbehave(mode, reply, replies) if announced == 2 else reply)
 
-        render_batches(kind, path, target_dim, out, announce)
+        render_batches(kind, path, target_dim, out, announce, **options)
 
     sandbox_child.render_batches = misbehaving_render
     sandbox_child.serve(sys.stdin, replies)

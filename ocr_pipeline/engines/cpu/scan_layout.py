@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ocr_pipeline.pdf.boxes import Box
+from ocr_pipeline.pdf.layout_budget import LayoutBudget
 from ocr_pipeline.pdf.reading_order import is_upright
 from ocr_pipeline.pdf.table_html import Rule
 
@@ -161,11 +162,14 @@ def halves(boxes: Sequence[Box], width: float) -> list[tuple[list[Box], float, f
     return [([b for b in boxes if b.x1 <= x], 0.0, x), ([b for b in boxes if b.x0 >= x], x, width)]
 
 
-def margin_pieces(boxes: Sequence[Box], left: float, right: float, height: float) -> set[int]:
+def margin_pieces(
+    boxes: Sequence[Box], left: float, right: float, height: float, budget: LayoutBudget | None = None
+) -> set[int]:
     """ids of letterhead corner pieces and upright margin notes among one page's boxes (x from `left` to `right`)."""
     boxes = [b for b in boxes if b.text.strip()]
     if len(boxes) < 4:
         return set()
+    budget = budget or LayoutBudget()
     h = statistics.median(b.height for b in boxes)
     flat = [b for b in boxes if not is_upright(b, h)]
     drop: set[int] = set()
@@ -178,6 +182,7 @@ def margin_pieces(boxes: Sequence[Box], left: float, right: float, height: float
         corner = b.x1 <= left + CORNER_SIDE_SHARE * width or b.x0 >= right - CORNER_SIDE_SHARE * width
         if not corner or b.y1 > CORNER_TOP_SHARE * height or b.height > CORNER_MAX_HEIGHTS * h:
             continue
+        budget.charge(3 * len(flat))
         # Isolated: nothing above it, and on its row nothing toward the middle but another corner piece.
         above = any(o.y1 <= b.y0 for o in flat if o is not b and min(o.x1, b.x1) - max(o.x0, b.x0) > 0)
         row = [o for o in flat if o is not b and min(o.y1, b.y1) - max(o.y0, b.y0) > 0.5 * min(o.height, b.height)]
