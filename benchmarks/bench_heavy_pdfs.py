@@ -65,7 +65,7 @@ print(json.dumps({"seconds": time.perf_counter() - start, "pages": pages, "peak"
 FAMILY = r"""
 import json, resource, sys
 from pathlib import Path
-from ocr_pipeline.pdf.sandbox import PdfSandbox
+from ocr_pipeline.pdf.sandbox.parent import PdfSandbox
 pages, child = 0, 0
 with PdfSandbox() as sandbox:
     for path in sys.argv[1:]:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pypdfium2 as pdfium
 import pytest
 
-from ocr_pipeline.pdf import math_latex
-from ocr_pipeline.pdf.glyphs import Glyph
-from ocr_pipeline.pdf.math_latex import _items, latex_formulas, outside_math
-from ocr_pipeline.pdf.math_layout import build, build_rows
-from ocr_pipeline.pdf.math_rows import Item, Rule, display_latex
-from ocr_pipeline.pdf.math_symbols import decode_extension, is_math_font, symbol_latex
-from ocr_pipeline.pdf.text_layer import extract_page_text, write_scripts
+from ocr_pipeline.textlayer.glyphs import Glyph
+from ocr_pipeline.textlayer.math import latex as math_latex
+from ocr_pipeline.textlayer.math.latex import _items, latex_formulas, outside_math
+from ocr_pipeline.textlayer.math.layout import build, build_rows
+from ocr_pipeline.textlayer.math.rows import Item, Rule, display_latex
+from ocr_pipeline.textlayer.math.symbols import decode_extension, is_math_font, symbol_latex
+from ocr_pipeline.textlayer.reader import extract_page_text, write_scripts
 from tests.support.math_pdfs import glyph, page, rule, text_line
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 
-from ocr_pipeline.pdf.boxes import Box
+from ocr_pipeline.layout.boxes import Box
 
 
 class _RunningMedian:

@@ -19,10 +19,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ocr_pipeline.pdf.boxes import Box
-from ocr_pipeline.pdf.layout_budget import LayoutBudget
-from ocr_pipeline.pdf.reading_order import is_upright
-from ocr_pipeline.pdf.table_html import Rule
+from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.budget import LayoutBudget
+from ocr_pipeline.layout.reading_order import is_upright
+from ocr_pipeline.layout.table_html import Rule
 
 # A quad this many times wider than tall is a line long enough to show the page's slope.
 SLOPE_LINE_RATIO = 4.0

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ocr_pipeline.pdf.boxes import Box
-from ocr_pipeline.pdf.layout_budget import MAX_GUTTER_BINS, LayoutBudget
+from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.budget import MAX_GUTTER_BINS, LayoutBudget
 
 # A line-number stack holds at least this many numbers, one above the other, increasing down the page.
 MIN_STACK_NUMBERS = 5

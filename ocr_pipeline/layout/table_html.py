@@ -13,9 +13,9 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ocr_pipeline.pdf.columns import line_number_stacks
-from ocr_pipeline.pdf.layout_budget import LayoutBudget
-from ocr_pipeline.pdf.reading_order import Box
+from ocr_pipeline.layout.budget import LayoutBudget
+from ocr_pipeline.layout.columns import line_number_stacks
+from ocr_pipeline.layout.reading_order import Box
 
 # A run wider than this share of its region is prose or a spanning title, not a cell.
 MAX_CELL_WIDTH_SHARE = 0.45

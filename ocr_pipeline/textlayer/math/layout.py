@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ocr_pipeline.pdf.math_rows import AXIS, RELATIONS, SCRIPT_RATIO, Item, Rule, line_axis, row_latex, rows
+from ocr_pipeline.textlayer.math.rows import AXIS, RELATIONS, SCRIPT_RATIO, Item, Rule, line_axis, row_latex, rows
 
 # A stack sits within this many of its symbols' sizes of the rule or operator it belongs to.
 STACK_GAP = 0.9

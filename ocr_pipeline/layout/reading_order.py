@@ -17,10 +17,10 @@ import bisect
 import statistics
 from collections.abc import Sequence
 
-from ocr_pipeline.pdf.boxes import Box
-from ocr_pipeline.pdf.columns import RegionTooLarge, crossing, gutter_candidates, inset_block, line_number_stacks
-from ocr_pipeline.pdf.layout_budget import BudgetSpent, LayoutBudget
-from ocr_pipeline.pdf.simple_order import simple_lines
+from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget
+from ocr_pipeline.layout.columns import RegionTooLarge, crossing, gutter_candidates, inset_block, line_number_stacks
+from ocr_pipeline.layout.simple_order import simple_lines
 
 # A column gap must be at least this many median line heights wide; word gaps are ~0.3.
 COLUMN_GAP_LINE_HEIGHTS = 0.6

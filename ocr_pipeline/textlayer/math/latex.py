@@ -12,12 +12,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from ocr_pipeline.pdf.glyphs import Glyph
-from ocr_pipeline.pdf.layout_budget import LayoutBudget
-from ocr_pipeline.pdf.math_find import find_formulas
-from ocr_pipeline.pdf.math_layout import build_rows
-from ocr_pipeline.pdf.math_rows import Item, Rule, display_latex, row_latex
-from ocr_pipeline.pdf.math_symbols import (
+from ocr_pipeline.layout.budget import LayoutBudget
+from ocr_pipeline.textlayer.glyphs import Glyph
+from ocr_pipeline.textlayer.math.find import find_formulas
+from ocr_pipeline.textlayer.math.layout import build_rows
+from ocr_pipeline.textlayer.math.rows import Item, Rule, display_latex, row_latex
+from ocr_pipeline.textlayer.math.symbols import (
     ACCENTS,
     COMMAND_NAMES,
     OPERATOR_NAMES,
