@@ -22,6 +22,7 @@ import numpy as np
 from ocr_pipeline.layout.boxes import Box
 from ocr_pipeline.layout.budget import LayoutBudget
 from ocr_pipeline.layout.reading_order import is_upright
+from ocr_pipeline.layout.row_groups import LETTERHEAD_ROW_RULE, group_rows
 from ocr_pipeline.layout.table_html import Rule
 
 # A quad this many times wider than tall is a line long enough to show the page's slope.
@@ -197,17 +198,6 @@ def margin_pieces(
     return drop
 
 
-def _rows(boxes: Sequence[Box]) -> list[list[Box]]:
-    """Boxes grouped into rows by vertical overlap, top to bottom."""
-    rows: list[list[Box]] = []
-    for b in sorted(boxes, key=lambda b: b.yc):
-        if rows and min(b.y1, max(o.y1 for o in rows[-1])) - max(b.y0, min(o.y0 for o in rows[-1])) > 0.5 * b.height:
-            rows[-1].append(b)
-        else:
-            rows.append([b])
-    return rows
-
-
 def letterhead(boxes: Sequence[Box], height: float) -> set[int]:
     """ids of a letterhead's lines: the small lines above a name set large at the top of the page, or a top block
     of short lines set mostly small and standing off the letter (an attorney's name and address in small caps)."""
@@ -221,7 +211,7 @@ def letterhead(boxes: Sequence[Box], height: float) -> set[int]:
     if title is not None and title.height >= TITLE_HEIGHTS * h:
         # Lines wholly above the name, each smaller than it (a motto, "Founded 1814", a telephone number).
         return {id(b) for b in flat if b.y1 <= title.y0 + 0.25 * title.height and b.height * 1.5 <= title.height}
-    rows = _rows(flat)
+    rows = group_rows(flat, LETTERHEAD_ROW_RULE)
     left, right = min(b.x0 for b in flat), max(b.x1 for b in flat)
     block: list[list[Box]] = []
     for k, row in enumerate(rows[: LETTERHEAD_ROWS + 1]):
