@@ -1,4 +1,4 @@
-"""The in-house table finder (pdf/table_html.py) against pdfplumber's, in the text-layer path, on two sets.
+"""The in-house table finder (layout/table_html.py) against pdfplumber's, in the text-layer path, on two sets.
 
     PYTHONPATH=/tmp/plumb .venv/bin/python -m benchmarks.bench_table_finders \
         [--olmocr-python /tmp/olmocr-venv/bin/python] [--pages 200]

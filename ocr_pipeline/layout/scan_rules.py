@@ -2,7 +2,7 @@
 
 No model: a ruling line is a run of dark pixels far longer than any glyph stroke, found row by row (horizontal
 rules) and column by column (vertical ones) with numpy, then merged across the few pixels of its thickness. The
-rules are handed to pdf/table_html.py with the OCR boxes, the same geometry the text layer's tables go through.
+rules are handed to layout/table_html.py with the OCR boxes, the same geometry the text layer's tables go through.
 """
 
 from __future__ import annotations

@@ -249,7 +249,7 @@ def assess_text_layer(
 
     `image_share` (from image_coverage) catches scans that carry only a stamp or header as real text.
     """
-    text = _TAG.sub(" ", text)  # table markup (pdf/table_html.py) is ours, not the layer's: judge the cell text
+    text = _TAG.sub(" ", text)  # table markup (layout/table_html.py) is ours, not the layer's: judge the cell text
     visible = [c for c in text if not c.isspace()]
     n = len(visible)
     words = text.split()

@@ -1,4 +1,4 @@
-"""Layout of scanned pages' OCR lines (engines/cpu/scan_layout.py): pure geometry the tests build, no OCR."""
+"""Layout of scanned pages' OCR lines (layout/scan_layout.py): pure geometry the tests build, no OCR."""
 
 from __future__ import annotations
 

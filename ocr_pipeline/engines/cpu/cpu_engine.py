@@ -224,7 +224,7 @@ class CpuEngine:
                 result.extra["layer_check"] = {"error": f"{type(exc).__name__}: {exc}"}
         if trusted:
             result.extra["source"] = "text_layer"
-            # The text layer carries its tables as HTML (pdf/table_html.py): that is what makes a table page.
+            # The text layer carries its tables as HTML (layout/table_html.py): that is what makes a table page.
             result.is_table = "<table>" in page.text_layer
         else:
             try:
