@@ -80,8 +80,12 @@ print(json.dumps({"seconds": time.perf_counter() - start, "pages": pages, "peak"
 # One PdfSandbox child renders every file in argv[1] (JSON); its peak and the driver's. Names both versions have.
 _SANDBOX = r"""
 import json, resource, sys, time
-from ocr_pipeline.pdf import sandbox_spares
-from ocr_pipeline.pdf.sandbox import PdfSandbox, SandboxAborted
+try:  # the sandbox as a package (pdf/sandbox/), or as the flat modules of older checkouts
+    from ocr_pipeline.pdf.sandbox import spares as sandbox_spares
+    from ocr_pipeline.pdf.sandbox.parent import PdfSandbox, SandboxAborted
+except ImportError:
+    from ocr_pipeline.pdf import sandbox_spares
+    from ocr_pipeline.pdf.sandbox import PdfSandbox, SandboxAborted
 start, pages, outcomes = time.perf_counter(), 0, []
 sandbox = PdfSandbox()
 try:

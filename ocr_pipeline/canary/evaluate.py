@@ -20,7 +20,7 @@ from typing import Any
 from ocr_pipeline.canary.bench_set import BenchPage, BenchSet
 from ocr_pipeline.canary.olmo_tests import SUPPORTED_TYPES, run_test
 from ocr_pipeline.engines.base import OcrEngine, PageFactory, page_runner
-from ocr_pipeline.pdf.sandbox import PdfSandbox, SandboxAborted, time_limit
+from ocr_pipeline.pdf.sandbox.parent import PdfSandbox, SandboxAborted, time_limit
 from ocr_pipeline.records import PageInput, PageResult
 
 

@@ -15,11 +15,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from ocr_pipeline.pdf.furniture import band_signatures
-from ocr_pipeline.pdf.layout_budget import LayoutBudget, join_notes
+from ocr_pipeline.layout.budget import LayoutBudget, join_notes
+from ocr_pipeline.layout.furniture import band_signatures
 from ocr_pipeline.pdf.probe import open_pdf
 from ocr_pipeline.pdf.render import image_to_page, render_pdf_page, repair_crop_box
-from ocr_pipeline.pdf.text_layer import (
+from ocr_pipeline.records import TEXT_LAYOUT, TEXT_PLAIN
+from ocr_pipeline.settings import MAX_PAGE_PIXELS
+from ocr_pipeline.textlayer.reader import (
     MIN_SCAN_IMAGE_SHARE,
     PageLayout,
     assess_text_layer,
@@ -29,8 +31,6 @@ from ocr_pipeline.pdf.text_layer import (
     plain_text,
     write_scripts,
 )
-from ocr_pipeline.records import TEXT_LAYOUT, TEXT_PLAIN
-from ocr_pipeline.settings import MAX_PAGE_PIXELS
 
 # The two kinds of text layer a row can carry (its `text_layer_kind`; see records).
 LAYOUT, PLAIN = TEXT_LAYOUT, TEXT_PLAIN

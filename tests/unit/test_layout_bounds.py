@@ -11,21 +11,24 @@ import pypdfium2 as pdfium
 import pytest
 
 from ocr_pipeline.engines.cpu import CpuEngine
-from ocr_pipeline.engines.cpu.scan_layout import margin_pieces
-from ocr_pipeline.pdf import glyph_bounds, layout_budget, math_latex, page_rows
-from ocr_pipeline.pdf.boxes import Box
-from ocr_pipeline.pdf.columns import RegionTooLarge, crossing, gutter_candidates, inset_block, line_number_stacks
-from ocr_pipeline.pdf.drop_caps import join_drop_caps
-from ocr_pipeline.pdf.footnotes import footnote_ids
-from ocr_pipeline.pdf.glyphs import Glyph
-from ocr_pipeline.pdf.layout_budget import BudgetSpent, LayoutBudget, join_notes
-from ocr_pipeline.pdf.math_latex import latex_formulas
+from ocr_pipeline.layout import budget as layout_budget
+from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget, join_notes
+from ocr_pipeline.layout.columns import RegionTooLarge, crossing, gutter_candidates, inset_block, line_number_stacks
+from ocr_pipeline.layout.drop_caps import join_drop_caps
+from ocr_pipeline.layout.footnotes import footnote_ids
+from ocr_pipeline.layout.reading_order import find_column_cut, order_lines, order_text
+from ocr_pipeline.layout.scan_layout import margin_pieces
+from ocr_pipeline.layout.simple_order import simple_lines
+from ocr_pipeline.layout.table_html import Rule, find_tables
+from ocr_pipeline.pdf import page_rows
 from ocr_pipeline.pdf.page_rows import document_pages
-from ocr_pipeline.pdf.reading_order import find_column_cut, order_lines, order_text
-from ocr_pipeline.pdf.simple_order import simple_lines
-from ocr_pipeline.pdf.table_html import Rule, find_tables
-from ocr_pipeline.pdf.text_layer import layout_text, page_layout
 from ocr_pipeline.records import PageInput
+from ocr_pipeline.textlayer import glyph_bounds
+from ocr_pipeline.textlayer.glyphs import Glyph
+from ocr_pipeline.textlayer.math import latex as math_latex
+from ocr_pipeline.textlayer.math.latex import latex_formulas
+from ocr_pipeline.textlayer.reader import layout_text, page_layout
 from tests.support import pdfgen
 from tests.support.bounds_pdfs import lines_pdf, placed_text_pdf, prose, scattered_pdf
 

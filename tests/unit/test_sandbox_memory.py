@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from ocr_pipeline.engines.factory import cpu_engine
-from ocr_pipeline.pdf import sandbox_memory
-from ocr_pipeline.pdf.sandbox import PdfSandbox, SandboxAborted, default_command
+from ocr_pipeline.pdf.sandbox import memory as sandbox_memory
+from ocr_pipeline.pdf.sandbox.parent import PdfSandbox, SandboxAborted, default_command
 from ocr_pipeline.settings import DEFAULT_PDF_MEMORY_MB, PipelineSettings
 from ocr_pipeline.stages.dolma_shards import build_group_shard
 from ocr_pipeline.stages.filtered_pdfs import filter_group

@@ -17,10 +17,10 @@ from typing import Any
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from ocr_pipeline.pdf.math_symbols import FontNames, decode_extension, is_extension_font
-from ocr_pipeline.pdf.reading_order import Box
-from ocr_pipeline.pdf.small_caps import in_small_caps
-from ocr_pipeline.pdf.word_gaps import word_gap_limits
+from ocr_pipeline.layout.reading_order import Box
+from ocr_pipeline.textlayer.math.symbols import FontNames, decode_extension, is_extension_font
+from ocr_pipeline.textlayer.small_caps import in_small_caps
+from ocr_pipeline.textlayer.word_gaps import word_gap_limits
 
 # A run gap wider than this many character heights starts a new run: it separates columns and table cells that
 # pdfium placed on one text line, while word spaces (~0.3 heights) stay inside a run.

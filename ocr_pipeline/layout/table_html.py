@@ -13,9 +13,10 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ocr_pipeline.pdf.columns import line_number_stacks
-from ocr_pipeline.pdf.layout_budget import LayoutBudget
-from ocr_pipeline.pdf.reading_order import Box
+from ocr_pipeline.layout.budget import LayoutBudget
+from ocr_pipeline.layout.columns import line_number_stacks
+from ocr_pipeline.layout.reading_order import Box
+from ocr_pipeline.layout.row_groups import TABLE_ROW_RULE, group_rows
 
 # A run wider than this share of its region is prose or a spanning title, not a cell.
 MAX_CELL_WIDTH_SHARE = 0.45
@@ -50,16 +51,7 @@ class Rule:
 
 def rows_of(boxes: Sequence[Box]) -> list[list[Box]]:
     """Boxes grouped into visual rows (vertical overlap), top to bottom, each left to right."""
-    rows: list[list[Box]] = []
-    top = bot = 0.0  # the last row's extent, kept as boxes join it (one pass, however long the row)
-    for b in sorted(boxes, key=lambda b: b.yc):
-        if rows and min(bot, b.y1) - max(top, b.y0) >= 0.4 * min(b.height, bot - top):
-            rows[-1].append(b)
-            top, bot = min(top, b.y0), max(bot, b.y1)
-            continue
-        rows.append([b])
-        top, bot = b.y0, b.y1
-    return [sorted(r, key=lambda b: b.x0) for r in rows]
+    return group_rows(boxes, TABLE_ROW_RULE)
 
 
 def _column_edges(rows: list[list[Box]], x0: float, x1: float, rules: Sequence[Rule]) -> list[float]:

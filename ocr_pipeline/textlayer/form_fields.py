@@ -14,8 +14,8 @@ import ctypes
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from ocr_pipeline.pdf.page_space import PageSpace
-from ocr_pipeline.pdf.reading_order import Box
+from ocr_pipeline.layout.reading_order import Box
+from ocr_pipeline.textlayer.page_space import PageSpace
 
 _TEXT_KINDS = frozenset({pdfium_c.FPDF_FORMFIELD_TEXTFIELD, pdfium_c.FPDF_FORMFIELD_COMBOBOX})
 # Widgets a viewer does not show.

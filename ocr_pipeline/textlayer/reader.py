@@ -14,18 +14,18 @@ from typing import Any
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from ocr_pipeline.pdf.drop_caps import join_drop_caps
-from ocr_pipeline.pdf.footnotes import footnote_ids
-from ocr_pipeline.pdf.form_fields import form_runs
-from ocr_pipeline.pdf.furniture import furniture_rows, strip_mark
-from ocr_pipeline.pdf.glyph_bounds import boxes_on_page, glyphs_on_page, page_glyphs, rules_on_page
-from ocr_pipeline.pdf.glyphs import split_runs
-from ocr_pipeline.pdf.layout_budget import BudgetSpent, LayoutBudget
-from ocr_pipeline.pdf.math_latex import latex_formulas, outside_math
-from ocr_pipeline.pdf.page_space import PageSpace, place, reading_frame
-from ocr_pipeline.pdf.reading_order import Box, join_line, order_text
-from ocr_pipeline.pdf.simple_order import simple_lines
-from ocr_pipeline.pdf.table_html import Rule, find_tables
+from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget
+from ocr_pipeline.layout.drop_caps import join_drop_caps
+from ocr_pipeline.layout.footnotes import footnote_ids
+from ocr_pipeline.layout.furniture import furniture_rows, strip_mark
+from ocr_pipeline.layout.reading_order import Box, join_line, order_text
+from ocr_pipeline.layout.simple_order import simple_lines
+from ocr_pipeline.layout.table_html import Rule, find_tables
+from ocr_pipeline.textlayer.form_fields import form_runs
+from ocr_pipeline.textlayer.glyph_bounds import boxes_on_page, glyphs_on_page, page_glyphs, rules_on_page
+from ocr_pipeline.textlayer.glyphs import split_runs
+from ocr_pipeline.textlayer.math.latex import latex_formulas, outside_math
+from ocr_pipeline.textlayer.page_space import PageSpace, place, reading_frame
 
 # Characters pdfium emits for hyphens and line-break artefacts: removed so "shoul\ufffeder" is "shoulder".
 _DROP = dict.fromkeys(map(ord, "\ufffe\u00ad\x02\u200b\ufeff"))
@@ -249,7 +249,7 @@ def assess_text_layer(
 
     `image_share` (from image_coverage) catches scans that carry only a stamp or header as real text.
     """
-    text = _TAG.sub(" ", text)  # table markup (pdf/table_html.py) is ours, not the layer's: judge the cell text
+    text = _TAG.sub(" ", text)  # table markup (layout/table_html.py) is ours, not the layer's: judge the cell text
     visible = [c for c in text if not c.isspace()]
     n = len(visible)
     words = text.split()

@@ -12,9 +12,9 @@ import re
 import statistics
 from collections.abc import Iterable, Sequence
 
-from ocr_pipeline.pdf.furniture_patterns import EDGE_NUMBER, NOTICE, has_band_mark, is_page_number
-from ocr_pipeline.pdf.reading_order import Box
-from ocr_pipeline.pdf.table_html import rows_of
+from ocr_pipeline.layout.furniture_patterns import EDGE_NUMBER, NOTICE, has_band_mark, is_page_number
+from ocr_pipeline.layout.reading_order import Box
+from ocr_pipeline.layout.table_html import rows_of
 
 # Share of the page height at the top and bottom where running heads, footers and page numbers live.
 BAND_SHARE = 0.1

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 import pypdfium2 as pdfium
 
-from ocr_pipeline.pdf.glyphs import Glyph
+from ocr_pipeline.textlayer.glyphs import Glyph
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,7 @@ class Item:
 
 
 @dataclass(frozen=True)
-class Rule:
+class FractionBar:
     """A drawn horizontal line (fraction bar, radical's vinculum, overline), y up."""
 
     x0: float

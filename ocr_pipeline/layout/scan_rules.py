@@ -2,14 +2,14 @@
 
 No model: a ruling line is a run of dark pixels far longer than any glyph stroke, found row by row (horizontal
 rules) and column by column (vertical ones) with numpy, then merged across the few pixels of its thickness. The
-rules are handed to pdf/table_html.py with the OCR boxes, the same geometry the text layer's tables go through.
+rules are handed to layout/table_html.py with the OCR boxes, the same geometry the text layer's tables go through.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ocr_pipeline.pdf.table_html import Rule
+from ocr_pipeline.layout.table_html import Rule
 
 # Pixels darker than this (0-255 grey) are ink; scans are dark text on a light page.
 INK_LEVEL = 140

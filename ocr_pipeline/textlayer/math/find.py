@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ocr_pipeline.pdf.glyphs import Glyph
-from ocr_pipeline.pdf.layout_budget import LayoutBudget
-from ocr_pipeline.pdf.math_symbols import OPERATOR_NAMES, OPERATORS, is_italic, is_math_font
+from ocr_pipeline.layout.budget import LayoutBudget
+from ocr_pipeline.textlayer.glyphs import Glyph
+from ocr_pipeline.textlayer.math.symbols import OPERATOR_NAMES, OPERATORS, is_italic, is_math_font
 
 # Inline formulas go on across a line break; a jump back of more than this many sizes is that break.
 WRAP_JUMP = 5.0

@@ -1,4 +1,4 @@
-"""The PDF sandbox's child (`python -m ocr_pipeline.pdf.sandbox_child`): one JSON request per line in, replies out.
+"""The PDF sandbox's child (`python -m ocr_pipeline.pdf.sandbox.child`): one JSON request per line in, replies out.
 
 Probe and filter get one reply each. A render gets a `{"batch": <file>}` line after each ROWS_PER_BATCH pages
 written to a Parquet file of their own, then `{"ok": true}`; any request can end in `{"error": ...}` instead. A
@@ -22,11 +22,11 @@ from typing import IO, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ocr_pipeline.pdf import sandbox_memory
 from ocr_pipeline.pdf.filters import check_pdf
 from ocr_pipeline.pdf.page_rows import PAGE_SCHEMA, document_pages
 from ocr_pipeline.pdf.probe import open_pdf, probe_path
-from ocr_pipeline.pdf.sandbox import ROWS_PER_BATCH, batch_path
+from ocr_pipeline.pdf.sandbox import memory as sandbox_memory
+from ocr_pipeline.pdf.sandbox.parent import ROWS_PER_BATCH, batch_path
 
 # What a render request may ask of document_pages besides the input and the image size.
 RENDER_OPTIONS = ("text", "pages", "images")

@@ -17,11 +17,11 @@ from dataclasses import replace
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from ocr_pipeline.pdf.boxes import Box
-from ocr_pipeline.pdf.glyphs import Glyph, read_glyphs
-from ocr_pipeline.pdf.layout_budget import LayoutBudget
-from ocr_pipeline.pdf.small_caps import small_caps_objects
-from ocr_pipeline.pdf.table_html import Rule
+from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.budget import LayoutBudget
+from ocr_pipeline.layout.table_html import Rule
+from ocr_pipeline.textlayer.glyphs import Glyph, read_glyphs
+from ocr_pipeline.textlayer.small_caps import small_caps_objects
 
 # Characters a page's glyphs are repaired for (about 1-2 s of pdfium calls); the densest page of ../shared/data
 # holds about 12,000.

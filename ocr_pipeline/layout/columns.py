@@ -10,14 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ocr_pipeline.pdf.boxes import Box
-from ocr_pipeline.pdf.layout_budget import MAX_GUTTER_BINS, LayoutBudget
-
-# A line-number stack holds at least this many numbers, one above the other, increasing down the page.
-MIN_STACK_NUMBERS = 5
-# A line number has at most this many digits and is at most this many line heights wide.
-MAX_NUMBER_DIGITS = 4
-MAX_NUMBER_WIDTH_HEIGHTS = 2.5
+from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.budget import MAX_GUTTER_BINS, LayoutBudget
+from ocr_pipeline.layout.column_params import COLUMN_PARAMS as CP
 
 
 class RegionTooLarge(Exception):
@@ -26,7 +21,7 @@ class RegionTooLarge(Exception):
 
 def _is_number(b: Box, h: float) -> bool:
     text = b.text.strip()
-    return 0 < len(text) <= MAX_NUMBER_DIGITS and text.isdigit() and b.x1 - b.x0 <= MAX_NUMBER_WIDTH_HEIGHTS * h
+    return 0 < len(text) <= CP.max_number_digits and text.isdigit() and b.x1 - b.x0 <= CP.max_number_width_heights * h
 
 
 def line_number_stacks(boxes: Sequence[Box], h: float, budget: LayoutBudget | None = None) -> list[list[Box]]:
@@ -44,7 +39,7 @@ def line_number_stacks(boxes: Sequence[Box], h: float, budget: LayoutBudget | No
             clusters.append([b])
     stacks: list[list[Box]] = []
     for cluster in clusters:
-        if len(cluster) < MIN_STACK_NUMBERS:
+        if len(cluster) < CP.min_stack_numbers:
             continue
         cluster.sort(key=lambda b: b.y0)
         values = [int(b.text.strip()) for b in cluster]
@@ -60,20 +55,6 @@ def line_number_stacks(boxes: Sequence[Box], h: float, budget: LayoutBudget | No
         if not crossed:
             stacks.append(cluster)
     return stacks
-
-
-# A gutter may be crossed by boxes whose heights (each at most a line height) add up to at most this share of the
-# region's height (a title, a figure caption, a pull quote, a figure's labels): a white river down most of the body
-# still separates columns.
-MAX_CROSSING_SHARE = 0.2
-# Box edges are taken this many line heights inside, the padding of an OCR text detector's boxes.
-EDGE_PAD_HEIGHTS = 0.3
-# Each side of such a gutter must hold text along at least this share of the region's height.
-MIN_SIDE_HEIGHT_SHARE = 0.4
-# A crossing box that reaches less than this share of its width over the gutter belongs to the side it stands on.
-MAX_OVERHANG_SHARE = 0.25
-# A box spans the columns (a title, a full-width caption) when it covers this share of each side's width.
-MIN_SPAN_SIDE_SHARE = 0.5
 
 
 def _height_cover(boxes: Sequence[Box]) -> float:
@@ -92,7 +73,7 @@ def gutter_candidates(
     """The x of white rivers between two columns that a few boxes may cross, best (least crossed) first.
 
     Bins of an eighth of a line height across the region count the height of the boxes over them; each run of bins at
-    least `min_gap` wide under MAX_CROSSING_SHARE of the region's height, with text along most of the height on both
+    least `min_gap` wide under CP.max_crossing_share of the region's height, with text along most of the height on both
     sides, gives its least covered bin. Raises RegionTooLarge where that takes more than MAX_GUTTER_BINS bins."""
     # Imported here, not at start-up: most regions have a clean gap and never get this far.
     import numpy as np
@@ -111,7 +92,7 @@ def gutter_candidates(
     delta = np.zeros(n + 2)
     for b in boxes:
         # OCR boxes are padded around their glyphs: two columns set a few pixels apart touch or overlap.
-        x0, x1 = b.x0 + EDGE_PAD_HEIGHTS * h, b.x1 - EDGE_PAD_HEIGHTS * h
+        x0, x1 = b.x0 + CP.edge_pad_heights * h, b.x1 - CP.edge_pad_heights * h
         if x1 <= x0:
             continue
         # A tall title counts as one line: the share is of lines crossing, not of ink.
@@ -119,7 +100,7 @@ def gutter_candidates(
         delta[int((x0 - x_min) / step)] += weight
         delta[int((x1 - x_min) / step) + 1] -= weight
     cover = np.cumsum(delta)[:n]
-    low = np.flatnonzero(cover <= MAX_CROSSING_SHARE * (y_max - y_min))
+    low = np.flatnonzero(cover <= CP.max_crossing_share * (y_max - y_min))
     found: list[tuple[float, float]] = []
     width = max(1, int(min_gap / step))
     for run in np.split(low, np.flatnonzero(np.diff(low) > 1) + 1) if low.size else []:
@@ -130,9 +111,9 @@ def gutter_candidates(
         centre = int(least[len(least) // 2])
         x = x_min + (centre + 0.5) * step
         budget.charge(2 * len(boxes))
-        pad = EDGE_PAD_HEIGHTS * h
+        pad = CP.edge_pad_heights * h
         sides = [b for b in boxes if b.x1 - pad <= x], [b for b in boxes if b.x0 + pad >= x]
-        if min(_height_cover(side) for side in sides) >= MIN_SIDE_HEIGHT_SHARE * (y_max - y_min):
+        if min(_height_cover(side) for side in sides) >= CP.min_side_height_share * (y_max - y_min):
             found.append((float(cover[centre]), x))
     return [x for _, x in sorted(found)]
 
@@ -148,13 +129,15 @@ def crossing(
     x_min, x_max = min(b.x0 for b in boxes), max(b.x1 for b in boxes)
     wide, middle, marks = [], [], []
     for b in boxes:
-        if not b.x0 < x < b.x1 or min(x - b.x0, b.x1 - x) <= MAX_OVERHANG_SHARE * (b.x1 - b.x0):
+        if not b.x0 < x < b.x1 or min(x - b.x0, b.x1 - x) <= CP.max_overhang_share * (b.x1 - b.x0):
             continue
-        if len(b.text.strip()) <= MAX_NUMBER_DIGITS and b.x1 - b.x0 <= MAX_NUMBER_WIDTH_HEIGHTS * h:
+        if len(b.text.strip()) <= CP.max_number_digits and b.x1 - b.x0 <= CP.max_number_width_heights * h:
             marks.append(b)
             continue
         budget.charge(len(boxes))  # _beside looks at every box
-        wide_enough = x - b.x0 >= MIN_SPAN_SIDE_SHARE * (x - x_min) and b.x1 - x >= MIN_SPAN_SIDE_SHARE * (x_max - x)
+        wide_enough = x - b.x0 >= CP.min_span_side_share * (x - x_min) and b.x1 - x >= CP.min_span_side_share * (
+            x_max - x
+        )
         # A centred title line is narrower than the columns, but nothing stands beside it (a margin mark or stamp
         # of a few characters does not count: it sits beside lines of either column too). A wide line with text on
         # both sides of it is no title: it is an inset (a caption, a pull quote) the columns run around.
@@ -168,15 +151,10 @@ def crossing(
 
 def _beside(b: Box, boxes: Sequence[Box]) -> tuple[bool, bool]:
     """Whether text (more than a mark's few characters) stands left of `b`, and right of it, on its rows."""
-    row = [o for o in boxes if o is not b and len(o.text.strip()) > MAX_NUMBER_DIGITS and o.y0 < b.y1 and o.y1 > b.y0]
+    row = [
+        o for o in boxes if o is not b and len(o.text.strip()) > CP.max_number_digits and o.y0 < b.y1 and o.y1 > b.y0
+    ]
     return any(o.x1 <= b.x0 for o in row), any(o.x0 >= b.x1 for o in row)
-
-
-# Lines of one inset share their size within this share and their left edge or centre within this many heights, and
-# follow each other at most this many of their heights apart.
-INSET_SIZE_SHARE = 0.12
-INSET_ALIGN_HEIGHTS = 0.6
-INSET_LEADING_HEIGHTS = 0.8
 
 
 def inset_block(seeds: Sequence[Box], boxes: Sequence[Box], budget: LayoutBudget | None = None) -> list[Box]:
@@ -201,9 +179,9 @@ def inset_block(seeds: Sequence[Box], boxes: Sequence[Box], budget: LayoutBudget
 def _continues(b: Box, o: Box) -> bool:
     """Whether `o` is the line above or below `b` in one block of text."""
     h = max(b.height, o.height)
-    if abs(b.height - o.height) > INSET_SIZE_SHARE * h:
+    if abs(b.height - o.height) > CP.inset_size_share * h:
         return False
-    if not -0.3 * h <= max(o.y0 - b.y1, b.y0 - o.y1) <= INSET_LEADING_HEIGHTS * h:
+    if not -0.3 * h <= max(o.y0 - b.y1, b.y0 - o.y1) <= CP.inset_leading_heights * h:
         return False
-    centred = abs((b.x0 + b.x1) / 2 - (o.x0 + o.x1) / 2) <= INSET_ALIGN_HEIGHTS * h
-    return abs(b.x0 - o.x0) <= INSET_ALIGN_HEIGHTS * h or centred
+    centred = abs((b.x0 + b.x1) / 2 - (o.x0 + o.x1) / 2) <= CP.inset_align_heights * h
+    return abs(b.x0 - o.x0) <= CP.inset_align_heights * h or centred

@@ -17,31 +17,11 @@ import bisect
 import statistics
 from collections.abc import Sequence
 
-from ocr_pipeline.pdf.boxes import Box
-from ocr_pipeline.pdf.columns import RegionTooLarge, crossing, gutter_candidates, inset_block, line_number_stacks
-from ocr_pipeline.pdf.layout_budget import BudgetSpent, LayoutBudget
-from ocr_pipeline.pdf.simple_order import simple_lines
-
-# A column gap must be at least this many median line heights wide; word gaps are ~0.3.
-COLUMN_GAP_LINE_HEIGHTS = 0.6
-# Each side of a column cut must be at least this share of the region's width...
-MIN_COLUMN_WIDTH_SHARE = 0.3
-# ... and hold at least this many characters.
-MIN_COLUMN_TEXT_CHARS = 20
-# A gutter that runs down most of the region may be this narrow (OCR boxes of columns set close nearly touch).
-RIVER_GAP_LINE_HEIGHTS = 0.3
-# A box this many line heights tall and this many times taller than wide holds text set upright.
-UPRIGHT_HEIGHTS = 3.0
-# Strips a column region's first rows may need before their gutter shows (see _column_start).
-LOOKAHEAD_STRIPS = 12
-# ... and each column they show holds a line of at least this many characters.
-LINE_CHARS = 30
-# An inset's columns go on within this many line heights above and below it.
-ENCLOSING_GAP_HEIGHTS = 2.0
-# Columns found across a crossed gutter must be prose: at least this share of their characters are letters.
-MIN_LETTER_SHARE = 0.5
-# What a region costs the page's LayoutBudget besides its boxes (a gutter search's fixed cost, in box visits).
-REGION_VISITS = 200
+from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget
+from ocr_pipeline.layout.column_params import COLUMN_PARAMS as CP
+from ocr_pipeline.layout.columns import RegionTooLarge, crossing, gutter_candidates, inset_block, line_number_stacks
+from ocr_pipeline.layout.simple_order import simple_lines
 
 
 def _median_height(boxes: Sequence[Box]) -> float:
@@ -70,10 +50,10 @@ def find_column_cut(
     h = line_height or _median_height(boxes)
     x_min, x_max = min(b.x0 for b in boxes), max(b.x1 for b in boxes)
     best: tuple[float, float] | None = None
-    for a, b in _gaps([(bx.x0, bx.x1) for bx in boxes], COLUMN_GAP_LINE_HEIGHTS * h):
+    for a, b in _gaps([(bx.x0, bx.x1) for bx in boxes], CP.column_gap_line_heights * h):
         # Both sides must be wide, as text columns are; table cells, labels and equation
         # numbers beside a formula are narrow, and they are read row by row instead.
-        if min(a - x_min, x_max - b) < MIN_COLUMN_WIDTH_SHARE * (x_max - x_min):
+        if min(a - x_min, x_max - b) < CP.min_column_width_share * (x_max - x_min):
             continue
         budget.charge(len(boxes))
         x = (a + b) / 2
@@ -86,14 +66,16 @@ def find_column_cut(
 
 def _texty(boxes: Sequence[Box]) -> bool:
     """Whether boxes hold enough text to be a column (not a lone label or number)."""
-    return sum(len(b.text.strip()) for b in boxes) >= MIN_COLUMN_TEXT_CHARS
+    return sum(len(b.text.strip()) for b in boxes) >= CP.min_column_text_chars
 
 
 def _prose(boxes: Sequence[Box]) -> bool:
     """Whether boxes read as a text column: enough text, mostly letters (a column of amounts or figures beside
     its labels is a table, read row by row)."""
     chars = [c for b in boxes for c in b.text if not c.isspace()]
-    return len(chars) >= MIN_COLUMN_TEXT_CHARS and sum(c.isalpha() for c in chars) >= MIN_LETTER_SHARE * len(chars)
+    return len(chars) >= CP.min_column_text_chars and sum(c.isalpha() for c in chars) >= CP.min_letter_share * len(
+        chars
+    )
 
 
 def _strips(boxes: Sequence[Box], h: float) -> list[list[Box]]:
@@ -118,7 +100,7 @@ _lines = simple_lines  # the leaves of the cut: lines of one block
 def _order(boxes: list[Box], h: float, budget: LayoutBudget, depth: int = 0) -> list[list[Box]]:
     if len(boxes) <= 1 or depth > 50:
         return _lines(boxes) if boxes else []
-    budget.charge(len(boxes) + REGION_VISITS)
+    budget.charge(len(boxes) + CP.region_visits)
     try:
         return _order_region(boxes, h, budget, depth)
     except RegionTooLarge as exc:
@@ -144,11 +126,7 @@ def _order_region(boxes: list[Box], h: float, budget: LayoutBudget, depth: int) 
     while k < len(strips):
         merged = blocks[-1] + strips[k]
         budget.charge(len(merged))
-        end = (
-            k
-            if find_column_cut(merged, h, budget) is not None
-            else _column_start(blocks[-1], strips, k, h, budget)
-        )
+        end = k if find_column_cut(merged, h, budget) is not None else _column_start(blocks[-1], strips, k, h, budget)
         if end is None:
             blocks.append(strips[k])
             k += 1
@@ -168,13 +146,13 @@ def _column_start(block: list[Box], strips: list[list[Box]], k: int, h: float, b
 
     The first rows of a column region may be too few or too narrow to show their gutter: a heading beside the
     right column's first line, a diagram's first labels beside the text. Strips are added while some white gap is
-    left between the boxes (adding boxes only narrows the gaps), at most LOOKAHEAD_STRIPS of them; the columns found
+    left between the boxes (adding boxes only narrows the gaps), at most CP.lookahead_strips of them; the columns found
     must be prose."""
     union = list(block)
-    for end in range(k, min(k + LOOKAHEAD_STRIPS, len(strips))):
+    for end in range(k, min(k + CP.lookahead_strips, len(strips))):
         union += strips[end]
         budget.charge(len(union))
-        if not _gaps([(b.x0, b.x1) for b in union], COLUMN_GAP_LINE_HEIGHTS * h):
+        if not _gaps([(b.x0, b.x1) for b in union], CP.column_gap_line_heights * h):
             return None
         if find_column_cut(union, h, budget) is not None:
             return end if _prose_columns(union, strips[end + 1 :], h, budget) else None
@@ -192,15 +170,17 @@ def _prose_columns(block: list[Box], following: list[list[Box]], h: float, budge
     cut = find_column_cut(block, h, budget)
     sides = ([b for b in block if b.x1 <= cut], [b for b in block if b.x0 >= cut]) if cut is not None else ()
     # Each side a column of text: prose, with a line of a sentence's length (a table's cells are short).
-    return bool(sides) and all(_prose(side) and max(len(b.text.strip()) for b in side) >= LINE_CHARS for side in sides)
+    return bool(sides) and all(
+        _prose(side) and max(len(b.text.strip()) for b in side) >= CP.line_chars for side in sides
+    )
 
 
 def _crossed_gutter(boxes: list[Box], h: float, budget: LayoutBudget, depth: int) -> list[list[Box]] | None:
     """Columns beside a gutter that a title, caption or pull quote crosses: the boxes spanning it cut the region
     into bands read one after another, each band column by column; boxes that only overhang it keep their side."""
     x_min, x_max = min(b.x0 for b in boxes), max(b.x1 for b in boxes)
-    for x in gutter_candidates(boxes, h, RIVER_GAP_LINE_HEIGHTS * h, budget):
-        if min(x - x_min, x_max - x) < MIN_COLUMN_WIDTH_SHARE * (x_max - x_min):
+    for x in gutter_candidates(boxes, h, CP.river_gap_line_heights * h, budget):
+        if min(x - x_min, x_max - x) < CP.min_column_width_share * (x_max - x_min):
             continue
         budget.charge(4 * len(boxes))
         across, middle, marks = crossing(boxes, x, h, budget)
@@ -238,7 +218,7 @@ def _enclosed(insets: list[Box], left: list[Box], right: list[Box], h: float) ->
     if not insets:
         return True
     top, bottom = min(b.y0 for b in insets), max(b.y1 for b in insets)
-    reach = ENCLOSING_GAP_HEIGHTS * h
+    reach = CP.enclosing_gap_heights * h
     return all(
         any(top - reach <= b.y1 <= top for b in side) and any(bottom <= b.y0 <= bottom + reach for b in side)
         for side in (left, right)
@@ -247,7 +227,7 @@ def _enclosed(insets: list[Box], left: list[Box], right: list[Box], h: float) ->
 
 def is_upright(box: Box, line_height: float) -> bool:
     """Whether a box holds text set upright (running up or down the page): tall for a line and for its width."""
-    return box.height >= UPRIGHT_HEIGHTS * line_height and box.height >= UPRIGHT_HEIGHTS * (box.x1 - box.x0)
+    return box.height >= CP.upright_heights * line_height and box.height >= CP.upright_heights * (box.x1 - box.x0)
 
 
 def order_lines(boxes: Sequence[Box], budget: LayoutBudget | None = None) -> list[list[Box]]:

@@ -1,7 +1,7 @@
 """Untrusted PDFs are read in a child process: a hang is cut off at its time limit, a crash stays in the child.
 
 pdfium is C code fed untrusted bytes: a hostile PDF can loop for hours or crash the process. A PdfSandbox
-keeps one child (`python -m ocr_pipeline.pdf.sandbox_child`) for a whole scan or group and sends it one
+keeps one child (`python -m ocr_pipeline.pdf.sandbox.child`) for a whole scan or group and sends it one
 request at a time (probe, filter or render); a child that hangs is killed and the next request gets a new one.
 A render streams: the child writes the pages a few at a time, each batch to its own Parquet file, and says so
 on a line of its own, so the first pages of a long document leave the sandbox while the rest still render.
@@ -26,8 +26,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ocr_pipeline.pdf import sandbox_memory
-from ocr_pipeline.pdf.sandbox_spares import keep_spare, prestart, start_child, stop, take_spare
+from ocr_pipeline.pdf.sandbox import memory as sandbox_memory
+from ocr_pipeline.pdf.sandbox.spares import keep_spare, prestart, start_child, stop, take_spare
 from ocr_pipeline.settings import DEFAULT_PDF_MEMORY_MB
 
 # A document gets this long to render: a fixed allowance plus a per-page one (pages are known from the probe).
@@ -66,7 +66,7 @@ def prestart_reader(memory_mb: int = DEFAULT_PDF_MEMORY_MB) -> None:
 
 def default_command(memory_mb: int = DEFAULT_PDF_MEMORY_MB) -> list[str]:
     """The reader child's command line, its memory cap in MiB on it (0: none)."""
-    return [sys.executable, "-m", "ocr_pipeline.pdf.sandbox_child", "--memory-mb", str(memory_mb)]
+    return [sys.executable, "-m", "ocr_pipeline.pdf.sandbox.child", "--memory-mb", str(memory_mb)]
 
 
 class PdfSandbox:

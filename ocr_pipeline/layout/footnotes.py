@@ -11,8 +11,8 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from ocr_pipeline.pdf.boxes import Box
-from ocr_pipeline.pdf.layout_budget import LayoutBudget
+from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.budget import LayoutBudget
 
 # A footnote line is at most this share of the body's line height (body text in TeX: 10 pt, notes: 8-9 pt).
 SMALL_SHARE = 0.93

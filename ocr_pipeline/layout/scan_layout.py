@@ -19,43 +19,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ocr_pipeline.pdf.boxes import Box
-from ocr_pipeline.pdf.layout_budget import LayoutBudget
-from ocr_pipeline.pdf.reading_order import is_upright
-from ocr_pipeline.pdf.table_html import Rule
-
-# A quad this many times wider than tall is a line long enough to show the page's slope.
-SLOPE_LINE_RATIO = 4.0
-# At least this many such lines are needed to trust a slope.
-MIN_SLOPE_LINES = 3
-# Below this slope (rise over run) the page is level: boxes are left as they are (0.1 degrees).
-MIN_SLOPE = 0.002
-# RapidOCR's boxes reach this many box heights beyond the glyphs at each end of a line, and this many above and
-# below (tuned on the dev half: 0.2 and 0 read old_scans 31/100, long_tiny_text 135/149; these 32 and 135; on the
-# holdout half old_scans stays 27/108 and long_tiny_text goes 84 -> 87/109).
-END_PAD_HEIGHTS, EDGE_PAD_HEIGHTS = 0.3, 0.2
-# The fold of a spread lies within this share of the page width from the middle.
-FOLD_REACH_SHARE = 0.15
-# The white band at the fold is at least this many line heights wide.
-FOLD_GAP_HEIGHTS = 1.0
-# Each side of a fold holds at least this share of the page's characters and spans this share of its text height.
-FOLD_MIN_TEXT_SHARE, FOLD_MIN_SPAN_SHARE = 0.2, 0.5
-# ... in at least this many lines of text, each at least this many line heights long.
-FOLD_MIN_LINES, FOLD_LINE_HEIGHTS = 5, 5.0
-# Letterhead corner pieces lie in the top share of the page, in the outer share of its width on either side.
-CORNER_TOP_SHARE, CORNER_SIDE_SHARE = 0.12, 0.35
-# A corner piece is set smaller than the body, at most this many body line heights (a date typed at the top
-# right of a plain letter is body-sized, and stays)...
-CORNER_MAX_HEIGHTS = 0.85
-# ... beside a letterhead's name: a line below it in the top band at least this many times its height.
-HEADING_SIZE = 1.5
-# A letterhead's name is set at least this many body line heights tall, within the top share of the page...
-TITLE_HEIGHTS, TITLE_TOP_SHARE = 2.0, 0.2
-# ... and a letterhead set small is a block of at most this many lines in the top share, each narrower than this
-# share of the text width, more than half of them smaller than this share of the body's line height.
-LETTERHEAD_ROWS, LETTERHEAD_WIDTH_SHARE, SMALL_SHARE = 6, 0.5, 0.9
-# A letterhead stands off the letter by more than this many line heights of white.
-LETTERHEAD_APART_HEIGHTS = 1.0
+from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.budget import LayoutBudget
+from ocr_pipeline.layout.reading_order import is_upright
+from ocr_pipeline.layout.row_groups import LETTERHEAD_ROW_RULE, group_rows
+from ocr_pipeline.layout.scan_params import SCAN_PARAMS as P
+from ocr_pipeline.layout.table_html import Rule
 
 
 def page_slope(quads: Sequence[np.ndarray]) -> float:
@@ -66,13 +35,13 @@ def page_slope(quads: Sequence[np.ndarray]) -> float:
         top, bottom = q[1] - q[0], q[2] - q[3]
         width = float(np.hypot(*top))
         height = float(np.hypot(*(q[3] - q[0])))
-        if top[0] <= 0 or bottom[0] <= 0 or width < SLOPE_LINE_RATIO * max(height, 1.0):
+        if top[0] <= 0 or bottom[0] <= 0 or width < P.slope_line_ratio * max(height, 1.0):
             continue
         slopes.append((top[1] / top[0] + bottom[1] / bottom[0]) / 2)
-    if len(slopes) < MIN_SLOPE_LINES:
+    if len(slopes) < P.min_slope_lines:
         return 0.0
     slope = float(statistics.median(slopes))
-    return slope if abs(slope) >= MIN_SLOPE else 0.0
+    return slope if abs(slope) >= P.min_slope else 0.0
 
 
 class Leveller:
@@ -96,9 +65,9 @@ class Leveller:
         x0, y0, x1, y1 = float(p[:, 0].min()), float(p[:, 1].min()), float(p[:, 0].max()), float(p[:, 1].max())
         # The detector grows each box around its glyphs by a share of its height, on every side: two columns set
         # close together overlap by twice that, and no gutter shows between them.
-        trim = min(END_PAD_HEIGHTS * (y1 - y0), (x1 - x0) / 4)
+        trim = min(P.end_pad_heights * (y1 - y0), (x1 - x0) / 4)
         # Above and below as well: on small print set close, padded boxes of neighbouring lines overlap by half.
-        pad = EDGE_PAD_HEIGHTS * (y1 - y0)
+        pad = P.edge_pad_heights * (y1 - y0)
         return Box(x0 + trim, y0 + pad, x1 - trim, y1 - pad, text)
 
     def rule(self, rule: Rule) -> Rule:
@@ -137,7 +106,7 @@ def fold_cut(boxes: Sequence[Box], width: float) -> float | None:
     for x0, x1 in spans[1:]:
         a, b = end, x0
         end = max(end, x1)
-        if b - a < FOLD_GAP_HEIGHTS * h or abs((a + b) / 2 - width / 2) > FOLD_REACH_SHARE * width:
+        if b - a < P.fold_gap_heights * h or abs((a + b) / 2 - width / 2) > P.fold_reach_share * width:
             continue
         if best is None or b - a > best[1] - best[0]:
             best = (a, b)
@@ -146,10 +115,10 @@ def fold_cut(boxes: Sequence[Box], width: float) -> float | None:
     x = (best[0] + best[1]) / 2
     for side in ([b for b in boxes if b.x1 <= x], [b for b in boxes if b.x0 >= x]):
         # Each side a page of text lines, not a sidebar, a column of labels beside a picture or a drawing's labels.
-        lines = [b for b in side if b.x1 - b.x0 >= FOLD_LINE_HEIGHTS * h]
-        if len(lines) < FOLD_MIN_LINES or _chars(side) < FOLD_MIN_TEXT_SHARE * total:
+        lines = [b for b in side if b.x1 - b.x0 >= P.fold_line_heights * h]
+        if len(lines) < P.fold_min_lines or _chars(side) < P.fold_min_text_share * total:
             return None
-        if max(b.y1 for b in lines) - min(b.y0 for b in lines) < FOLD_MIN_SPAN_SHARE * (bottom - top):
+        if max(b.y1 for b in lines) - min(b.y0 for b in lines) < P.fold_min_span_share * (bottom - top):
             return None
     return x
 
@@ -179,33 +148,25 @@ def margin_pieces(
         drop |= {id(b) for b in boxes if is_upright(b, h) and (b.x0 >= body_right or b.x1 <= body_left)}
     width = right - left
     for b in flat:
-        corner = b.x1 <= left + CORNER_SIDE_SHARE * width or b.x0 >= right - CORNER_SIDE_SHARE * width
-        if not corner or b.y1 > CORNER_TOP_SHARE * height or b.height > CORNER_MAX_HEIGHTS * h:
+        corner = b.x1 <= left + P.corner_side_share * width or b.x0 >= right - P.corner_side_share * width
+        if not corner or b.y1 > P.corner_top_share * height or b.height > P.corner_max_heights * h:
             continue
         budget.charge(3 * len(flat))
         # Isolated: nothing above it, and on its row nothing toward the middle but another corner piece.
         above = any(o.y1 <= b.y0 for o in flat if o is not b and min(o.x1, b.x1) - max(o.x0, b.x0) > 0)
         row = [o for o in flat if o is not b and min(o.y1, b.y1) - max(o.y0, b.y0) > 0.5 * min(o.height, b.height)]
         inward = [
-            o for o in row if left + CORNER_SIDE_SHARE * width < (o.x0 + o.x1) / 2 < right - CORNER_SIDE_SHARE * width
+            o
+            for o in row
+            if left + P.corner_side_share * width < (o.x0 + o.x1) / 2 < right - P.corner_side_share * width
         ]
         heading = any(
-            o.y0 >= b.y1 and o.y1 <= 2 * CORNER_TOP_SHARE * height and o.height >= HEADING_SIZE * b.height for o in flat
+            o.y0 >= b.y1 and o.y1 <= 2 * P.corner_top_share * height and o.height >= P.heading_size * b.height
+            for o in flat
         )
         if heading and not above and not inward:
             drop.add(id(b))
     return drop
-
-
-def _rows(boxes: Sequence[Box]) -> list[list[Box]]:
-    """Boxes grouped into rows by vertical overlap, top to bottom."""
-    rows: list[list[Box]] = []
-    for b in sorted(boxes, key=lambda b: b.yc):
-        if rows and min(b.y1, max(o.y1 for o in rows[-1])) - max(b.y0, min(o.y0 for o in rows[-1])) > 0.5 * b.height:
-            rows[-1].append(b)
-        else:
-            rows.append([b])
-    return rows
 
 
 def letterhead(boxes: Sequence[Box], height: float) -> set[int]:
@@ -216,26 +177,26 @@ def letterhead(boxes: Sequence[Box], height: float) -> set[int]:
         return set()
     h = statistics.median(b.height for b in boxes)
     flat = [b for b in boxes if not is_upright(b, h)]
-    top = [b for b in flat if b.y1 <= TITLE_TOP_SHARE * height]
+    top = [b for b in flat if b.y1 <= P.title_top_share * height]
     title = max(top, key=lambda b: b.height, default=None)
-    if title is not None and title.height >= TITLE_HEIGHTS * h:
+    if title is not None and title.height >= P.title_heights * h:
         # Lines wholly above the name, each smaller than it (a motto, "Founded 1814", a telephone number).
         return {id(b) for b in flat if b.y1 <= title.y0 + 0.25 * title.height and b.height * 1.5 <= title.height}
-    rows = _rows(flat)
+    rows = group_rows(flat, LETTERHEAD_ROW_RULE)
     left, right = min(b.x0 for b in flat), max(b.x1 for b in flat)
     block: list[list[Box]] = []
-    for k, row in enumerate(rows[: LETTERHEAD_ROWS + 1]):
+    for k, row in enumerate(rows[: P.letterhead_rows + 1]):
         block.append(row)
         nxt = rows[k + 1] if k + 1 < len(rows) else None
         gap = None if nxt is None else min(b.y0 for b in nxt) - max(b.y1 for b in row)
-        if gap is not None and gap > LETTERHEAD_APART_HEIGHTS * h:
+        if gap is not None and gap > P.letterhead_apart_heights * h:
             break
     else:
         return set()
-    if len(block) > LETTERHEAD_ROWS or max(b.y1 for row in block for b in row) > CORNER_TOP_SHARE * height:
+    if len(block) > P.letterhead_rows or max(b.y1 for row in block for b in row) > P.corner_top_share * height:
         return set()
-    short = all(max(b.x1 for b in r) - min(b.x0 for b in r) < LETTERHEAD_WIDTH_SHARE * (right - left) for r in block)
-    small = sum(max(b.height for b in r) < SMALL_SHARE * h for r in block)
+    short = all(max(b.x1 for b in r) - min(b.x0 for b in r) < P.letterhead_width_share * (right - left) for r in block)
+    small = sum(max(b.height for b in r) < P.small_share * h for r in block)
     if short and len(block) >= 2 and 2 * small > len(block):
         return {id(b) for r in block for b in r}
     return set()

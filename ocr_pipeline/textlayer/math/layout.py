@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ocr_pipeline.pdf.math_rows import AXIS, RELATIONS, SCRIPT_RATIO, Item, Rule, line_axis, row_latex, rows
+from ocr_pipeline.textlayer.math.rows import (
+    AXIS,
+    RELATIONS,
+    SCRIPT_RATIO,
+    FractionBar,
+    Item,
+    line_axis,
+    row_latex,
+    rows,
+)
 
 # A stack sits within this many of its symbols' sizes of the rule or operator it belongs to.
 STACK_GAP = 0.9
@@ -54,14 +63,14 @@ def _stack(items: list[Item], x0: float, x1: float, edge: float, above: bool, li
     return grown
 
 
-def _sign(items: list[Item], rule: Rule) -> Item | None:
+def _sign(items: list[Item], rule: FractionBar) -> Item | None:
     """The root sign a rule starts from: the rule begins at the sign's right end, in its upper half (boxes are the
     font's, ascent to descent, not the ink's)."""
     return next((it for it in items if it.latex == "\\surd" and it.xc <= rule.x0 <= it.x1 + 0.3 * it.size
                  and it.yc <= rule.y1 <= it.y1 + 0.2 * it.size), None)  # fmt: skip
 
 
-def _radical(items: list[Item], rule: Rule) -> list[Item] | None:
+def _radical(items: list[Item], rule: FractionBar) -> list[Item] | None:
     """A root sign whose rule starts at its top right: \\sqrt of what is under the rule; None when no sign is."""
     sign = _sign(items, rule)
     if sign is None:
@@ -78,7 +87,7 @@ def _radical(items: list[Item], rule: Rule) -> list[Item] | None:
     return [it for it in items if id(it) not in used] + [node]
 
 
-def _ruled(items: list[Item], rules: list[Rule], body: float = 0.0) -> list[Item]:
+def _ruled(items: list[Item], rules: list[FractionBar], body: float = 0.0) -> list[Item]:
     """Rules read innermost (narrowest) first: a radical's; with a stack above and below, a fraction's; with a
     stack under it only, an overline. A stack stops halfway to the next rule over the same span not yet read (the
     fraction on the next line of an aligned display)."""
@@ -211,12 +220,12 @@ def _cells(line: list[Item]) -> list[str]:
     return [row_latex(cell) for cell in cells]
 
 
-def build(items: list[Item], rules: list[Rule]) -> str:
+def build(items: list[Item], rules: list[FractionBar]) -> str:
     """LaTeX for a formula's items and rules (rows of a multi-line display joined by `\\\\`)."""
     return " \\\\ ".join(row_latex(line) for line in build_rows(items, rules))
 
 
-def build_rows(items: list[Item], rules: list[Rule], display: bool = False) -> list[list[Item]]:
+def build_rows(items: list[Item], rules: list[FractionBar], display: bool = False) -> list[list[Item]]:
     """The formula's lines, each one item list with fractions, radicals, limits and matrices already built (in a
     `display`, fractions smaller than its symbols as \\tfrac)."""
     body = max((it.size for it in items), default=0.0) if display else 0.0

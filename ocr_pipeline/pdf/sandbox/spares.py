@@ -13,7 +13,7 @@ import contextlib
 import subprocess
 import threading
 
-from ocr_pipeline.pdf.sandbox_memory import child_env
+from ocr_pipeline.pdf.sandbox.memory import child_env
 
 # Enough for the stages of the groups one process runs at once; more would only hold memory.
 MAX_SPARES = 2

@@ -12,12 +12,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from ocr_pipeline.pdf.glyphs import Glyph
-from ocr_pipeline.pdf.layout_budget import LayoutBudget
-from ocr_pipeline.pdf.math_find import find_formulas
-from ocr_pipeline.pdf.math_layout import build_rows
-from ocr_pipeline.pdf.math_rows import Item, Rule, display_latex, row_latex
-from ocr_pipeline.pdf.math_symbols import (
+from ocr_pipeline.layout.budget import LayoutBudget
+from ocr_pipeline.textlayer.glyphs import Glyph
+from ocr_pipeline.textlayer.math.find import find_formulas
+from ocr_pipeline.textlayer.math.layout import build_rows
+from ocr_pipeline.textlayer.math.rows import FractionBar, Item, display_latex, row_latex
+from ocr_pipeline.textlayer.math.symbols import (
     ACCENTS,
     COMMAND_NAMES,
     OPERATOR_NAMES,
@@ -186,7 +186,7 @@ def _joined(items: list[Item]) -> list[Item]:
     return out
 
 
-def _rules_in(rules: list[Rule], items: list[Item]) -> list[Rule]:
+def _rules_in(rules: list[FractionBar], items: list[Item]) -> list[FractionBar]:
     """The rules drawn inside a formula's box (a fraction bar reaches a little past its stacks, an overline a little
     over them)."""
     size = max(it.size for it in items)
@@ -231,7 +231,7 @@ def latex_formulas(
         return glyphs
     budget = budget or LayoutBudget()
     # Fraction bars and radicals' rules: thin horizontal lines, turned into the glyphs' space (y up).
-    rules = [Rule(r.x0, height - r.y1, r.x1, height - r.y0) for r in ruling if r.y1 - r.y0 <= 1.5 < r.x1 - r.x0]
+    rules = [FractionBar(r.x0, height - r.y1, r.x1, height - r.y0) for r in ruling if r.y1 - r.y0 <= 1.5 < r.x1 - r.x0]
     replaced: dict[int, list[Glyph]] = {}  # first glyph index -> what stands for the formula
     dropped: set[int] = set()
     for formula in find_formulas(glyphs, budget):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import statistics
 
-from ocr_pipeline.pdf.boxes import Box
-from ocr_pipeline.pdf.layout_budget import LayoutBudget
+from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.budget import LayoutBudget
 
 # A drop capital's first line starts at most this share of the capital's (loose) height below its top.
 DROP_CAP_REACH = 0.3
