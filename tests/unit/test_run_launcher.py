@@ -16,12 +16,8 @@ from dagster._core.events import EngineEventData
 from dagster._core.launcher import WorkerStatus
 from dagster._core.storage.dagster_run import DagsterRun
 
-from ocr_pipeline.defs.run_launcher import (
-    WORKER_HOST_TAG,
-    ProcessCheckedRunLauncher,
-    process_start_time,
-    worker_host,
-)
+from ocr_pipeline.defs.process_clock import process_start_time
+from ocr_pipeline.defs.run_launcher import WORKER_HOST_TAG, ProcessCheckedRunLauncher, worker_host
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads process start times from /proc")
@@ -130,6 +126,7 @@ def test_a_worker_that_cannot_be_checked_from_here_counts_as_running(instance: D
 
 
 def test_the_worker_host_is_ours_behind_a_loopback_code_server() -> None:
-    assert worker_host('{"host": "localhost", "port": 4000}') == socket.gethostname()
-    assert worker_host('{"host": "127.0.0.1", "socket": "/tmp/s"}') == socket.gethostname()
-    assert worker_host('{"host": "code-server.internal", "port": 4000}') == "code-server.internal"
+    assert worker_host("localhost") == socket.gethostname()
+    assert worker_host("127.0.0.1") == socket.gethostname()
+    assert worker_host(None) == socket.gethostname()
+    assert worker_host("code-server.internal") == "code-server.internal"
