@@ -11,7 +11,9 @@ pages whose Markdown differs between two labels.
     .venv/bin/python -m benchmarks.bench_layout_identity --compare before after --out /tmp/identity
 
 `--tree` runs another checkout's `ocr_pipeline` (its folder first on PYTHONPATH, this venv's packages); `--sets`
-keeps to some sets; `--no-ocr` writes an untrusted page's text layer instead of OCR'ing it (minutes, not an hour).
+keeps to some sets; `--no-ocr` writes an untrusted page's text layer instead of OCR'ing it (minutes, not an hour);
+`--text-layer` writes every page's stored text layer as the page rows carry it, no engine at all (with its
+`render_note`, if any, in `notes.json`: where a layout bound fired).
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ SETS = {
     "long_tiny_text": DATA / "olmocr-bench-history" / "long_tiny_text" / "pdfs",
     "old_scans": DATA / "olmocr-bench-history" / "old_scans" / "pdfs",
     "old_scans_math": DATA / "olmocr-bench-history" / "old_scans_math" / "pdfs",
-    "formulas": DATA / "pdf-parse-bench" / "2026-q1-formulas-only",
-    "tables": DATA / "pdf-parse-bench" / "2026-q1-tables-only",
+    "formulas": DATA / "pdf-parse-bench" / "2026-q1-formulas-only" / "pdfs",
+    "tables": DATA / "pdf-parse-bench" / "2026-q1-tables-only" / "pdfs",
+    "heavy": DATA / "heavy-pdfs",
     "canary": Path("ocr_pipeline") / "canary" / "pages" / "pdfs",  # relative to the checkout read
     "samples": Path("ocr_pipeline") / "samples",
 }
@@ -46,10 +49,10 @@ from ocr_pipeline.engines.cpu import CpuEngine
 from ocr_pipeline.pdf.page_rows import document_pages
 from ocr_pipeline.records import PageInput
 
-out, ocr = Path(sys.argv[1]), sys.argv[2] == "1"
+out, ocr, layer = Path(sys.argv[1]), sys.argv[2] == "1", sys.argv[3] == "1"
 jobs = json.loads(sys.stdin.read())
 engine = CpuEngine()
-digests = {}
+digests, notes = {}, {}
 for name, pdfs in jobs.items():
     (out / name).mkdir(parents=True, exist_ok=True)
     for pdf in pdfs:
@@ -64,17 +67,22 @@ for name, pdfs in jobs.items():
             page = PageInput(stem, row["page_num"], row["png"], row["width"], row["height"],
                              row["text_layer"] or "", bool(row["text_layer_trusted"]),
                              image_covered=bool(row["image_covered"]))
-            if page.png is None:
+            key = f"{name}/{stem}_pg{row['page_num']}"
+            if row.get("render_note"):
+                notes[key] = row["render_note"]
+            if layer:
+                text = row["text_layer"] or ""
+            elif page.png is None:
                 text = "render error: " + str(row["render_error"])
             elif ocr or page.text_layer_trusted:
                 text = engine.ocr_page(page).text
             else:
                 text = page.text_layer
-            key = f"{name}/{stem}_pg{row['page_num']}"
             (out / f"{key}.md").write_text(text)
             digests[key] = hashlib.sha256(text.encode()).hexdigest()
         print(f"{name}/{stem}: {len(rows)} pages, {time.perf_counter() - start:.2f}s", file=sys.stderr, flush=True)
 (out / "digests.json").write_text(json.dumps(digests, indent=0, sort_keys=True))
+(out / "notes.json").write_text(json.dumps(notes, indent=0, sort_keys=True))
 """
 
 
@@ -87,13 +95,13 @@ def pdfs_of(tree: Path, sets: list[str]) -> dict[str, list[str]]:
     return jobs
 
 
-def dump(tree: Path, out: Path, sets: list[str], ocr: bool) -> None:
+def dump(tree: Path, out: Path, sets: list[str], ocr: bool, layer: bool = False) -> None:
     """Write every page's Markdown under OUT with `tree`'s code (in a child, so two checkouts never mix)."""
     out.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     start = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-c", _DUMP, str(out), "1" if ocr else "0"],
+        [sys.executable, "-c", _DUMP, str(out), "1" if ocr else "0", "1" if layer else "0"],
         input=json.dumps(pdfs_of(tree, sets)),
         text=True,
         env=env,
@@ -133,11 +141,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose ocr_pipeline is read")
     parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
     parser.add_argument("--no-ocr", action="store_true", help="an untrusted page's text layer instead of OCR")
+    parser.add_argument("--text-layer", action="store_true", help="each page's stored text layer, no engine")
     parser.add_argument("--compare", nargs=2, metavar=("LABEL_A", "LABEL_B"))
     args = parser.parse_args(argv)
     if args.compare:
         return compare(args.out / args.compare[0], args.out / args.compare[1])
-    dump(args.tree.resolve(), args.out / args.label, args.sets, not args.no_ocr)
+    dump(args.tree.resolve(), args.out / args.label, args.sets, not args.no_ocr, args.text_layer)
     return 0
 
 

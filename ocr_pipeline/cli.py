@@ -22,7 +22,7 @@ from ocr_pipeline.launch.preflight import (
     explain,
 )
 from ocr_pipeline.launch.vllm_server import ManagedVllmServer, VllmLaunchSettings
-from ocr_pipeline.pdf.sandbox import prestart_reader
+from ocr_pipeline.pdf.sandbox.parent import prestart_reader
 from ocr_pipeline.settings import PipelineSettings, base_type, declared_default, field_types, fields_of, values_from_env
 from ocr_pipeline.stages.pdf_inventory import list_groups
 from ocr_pipeline.viewer import render_group_html
@@ -216,7 +216,7 @@ def run_command(args: argparse.Namespace) -> int:
         )
         # Only now that there is work to do (bad input fails fast, without either): the PDF reader child starts,
         # its imports overlapping Dagster's just below, on another core.
-        prestart_reader()
+        prestart_reader(settings.pdf_memory_mb)
         # Imported here to save start-up time: Dagster loads only when a run starts, not for --help or `pending`.
         from ocr_pipeline.local_run import RunLog, run_local
 

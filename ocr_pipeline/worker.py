@@ -113,11 +113,12 @@ def run_vlm_group(
     workspace = open_workspace(settings.workspace, env_client_for("workspace", settings.workspace))
     # A page that falls back stores its full layout, read from its input again (see stages.fallback_layouts).
     inputs = env_client_for("input", *settings.pdfs)
-    dim = settings.target_longest_image_dim
+    dim, cap = settings.target_longest_image_dim, settings.pdf_memory_mb
     if progress is None:
-        return ocr_with_engine(workspace, group, engine, dim, input_client=inputs), engine
+        return ocr_with_engine(workspace, group, engine, dim, input_client=inputs, pdf_memory_mb=cap), engine
     progress.phase(f"ocr {group}", expected_pages(workspace, group))
-    return ocr_with_engine(workspace, group, engine, dim, progress.advance, input_client=inputs), engine
+    advance = progress.advance
+    return ocr_with_engine(workspace, group, engine, dim, advance, input_client=inputs, pdf_memory_mb=cap), engine
 
 
 def summary(result: OcrResult, engine: OcrEngine) -> dict[str, Any]:

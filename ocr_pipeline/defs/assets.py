@@ -63,6 +63,7 @@ def pdf_inventory(
         max_new_inputs=config.max_new_inputs,
         max_archive_bytes=settings.max_archive_bytes,
         follow_external_links=settings.follow_external_links,
+        pdf_memory_mb=settings.pdf_memory_mb,
     )
     groups = list_groups(workspace)
     registered = set(context.instance.get_dynamic_partitions(work_groups.name))
@@ -118,7 +119,9 @@ def filtered_pdfs(
     workspace = workspace_s3.open_workspace(settings.workspace)
     require_work_group(workspace, context.partition_key)
     input_client = input_s3.client_for(*settings.pdfs)
-    result = filter_group(workspace, context.partition_key, settings.apply_filter, input_client)
+    result = filter_group(
+        workspace, context.partition_key, settings.apply_filter, input_client, pdf_memory_mb=settings.pdf_memory_mb
+    )
     refused = result.input_rejections + result.filter_rejections
     return MaterializeResult(
         metadata={

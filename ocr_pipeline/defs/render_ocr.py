@@ -75,6 +75,7 @@ def _render(
             input_s3.client_for(*settings.pdfs),
             on_page=stream.offer_row if stream else None,
             text_layer=text_layer_kind(settings),
+            pdf_memory_mb=settings.pdf_memory_mb,
         )
     except BaseException:
         if stream is not None:

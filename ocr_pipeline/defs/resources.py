@@ -50,6 +50,7 @@ class PipelineConfig(ConfigurableResource):
     hourly_cost_usd: float = _declared("hourly_cost_usd")
     max_archive_bytes: int = _declared("max_archive_bytes")
     follow_external_links: bool = _declared("follow_external_links")
+    pdf_memory_mb: int = _declared("pdf_memory_mb")
     ocr_launcher: str = _declared("ocr_launcher")
 
     def settings(self) -> PipelineSettings:

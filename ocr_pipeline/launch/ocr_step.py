@@ -51,7 +51,9 @@ def run_ocr_step(
     if streamed is not None:
         # The pages this op streamed to the server while rendering: no worker, no second send.
         progress.phase(f"ocr {group}", expected_pages(workspace, group))
-        result = finish_group_stream(workspace, group, streamed, dim, progress.advance, input_client)
+        result = finish_group_stream(
+            workspace, group, streamed, dim, progress.advance, input_client, pdf_memory_mb=settings.pdf_memory_mb
+        )
         context.log.info(f"{result.pages} pages streamed while rendering ({result.memo_hits} from memo)")
         return ocr_metadata(result, uri, settings.hourly_cost_usd, streamed.engine.name, streamed.engine.model)
     if settings.ocr_launcher == "k8s":
@@ -64,6 +66,8 @@ def run_ocr_step(
         return run_vlm_worker(context, settings, workspace)
     engine = build_engine(settings)
     progress.phase(f"ocr {group}", expected_pages(workspace, group))
-    result = ocr_with_engine(workspace, group, engine, dim, progress.advance, input_client=input_client)
+    result = ocr_with_engine(
+        workspace, group, engine, dim, progress.advance, input_client=input_client, pdf_memory_mb=settings.pdf_memory_mb
+    )
     context.log.info(f"{result.pages} pages ({result.memo_hits} from memo) in {result.seconds:.1f}s")
     return ocr_metadata(result, uri, settings.hourly_cost_usd, engine.name, engine.model)

@@ -10,15 +10,18 @@ a millisecond where the layout costs tens. A page that falls back gets its layou
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 import pyarrow as pa
 
-from ocr_pipeline.pdf.furniture import band_signatures
+from ocr_pipeline.layout.budget import LayoutBudget, join_notes
+from ocr_pipeline.layout.furniture import band_signatures
 from ocr_pipeline.pdf.probe import open_pdf
 from ocr_pipeline.pdf.render import image_to_page, render_pdf_page, repair_crop_box
-from ocr_pipeline.pdf.text_layer import (
+from ocr_pipeline.records import TEXT_LAYOUT, TEXT_PLAIN
+from ocr_pipeline.settings import MAX_PAGE_PIXELS
+from ocr_pipeline.textlayer.reader import (
     MIN_SCAN_IMAGE_SHARE,
     PageLayout,
     assess_text_layer,
@@ -28,8 +31,6 @@ from ocr_pipeline.pdf.text_layer import (
     plain_text,
     write_scripts,
 )
-from ocr_pipeline.records import TEXT_LAYOUT, TEXT_PLAIN
-from ocr_pipeline.settings import MAX_PAGE_PIXELS
 
 # The two kinds of text layer a row can carry (its `text_layer_kind`; see records).
 LAYOUT, PLAIN = TEXT_LAYOUT, TEXT_PLAIN
@@ -45,7 +46,9 @@ PAGE_SCHEMA = pa.schema(
         ("text_layer_trusted", pa.bool_()),
         ("render_error", pa.string()),
         ("image_covered", pa.bool_()),
-        # A repair the page needed to be read (a CropBox off the page): the page is kept, unlike a render_error.
+        # A repair the page needed to be read (a CropBox off the page), and the layout bounds that fired on it
+        # (layout_budget.py: text off the page, a region read in simple order): the page is kept, unlike a
+        # render_error.
         ("render_note", pa.string()),
         # LAYOUT or PLAIN: what text_layer holds (see the module's docstring).
         ("text_layer_kind", pa.string()),
@@ -53,22 +56,31 @@ PAGE_SCHEMA = pa.schema(
 )
 
 
-# Layouts of documents up to this many pages are kept between the two passes; longer ones are read twice.
-MAX_CACHED_LAYOUTS = 300
+# Layouts holding this many text runs and ruling lines in all (about 60 MB) are kept between the two passes; the
+# pages past them are read twice. Counted in boxes, not pages: one page may hold 30,000 runs or 12,000 rules.
+MAX_CACHED_BOXES = 200_000
 # A head or footer line on this share of a document's pages (and on two at least) is a running head.
 REPEAT_SHARE = 0.25
 
 
 def _repeated_lines(
-    doc: Any, cache: dict[int, PageLayout], notes: dict[int, str], keep: Collection[int] | None = None
+    doc: Any,
+    cache: dict[int, PageLayout],
+    notes: dict[int, str],
+    keep: Collection[int] | None = None,
+    on_page: Callable[[int], None] | None = None,
 ) -> set[str]:
     """Signatures of lines that recur in the top or bottom band of the document's pages.
 
-    Layouts of the pages in `keep` (every page when None) are cached for the second pass.
+    Layouts of the pages in `keep` (every page when None) are cached for the second pass; `on_page` is told each
+    page number before the page is read.
     """
     counts: dict[str, int] = {}
     n = len(doc)
+    cached = 0
     for index in range(n if n > 1 else 0):
+        if on_page is not None:
+            on_page(index + 1)
         try:
             page = doc[index]
             try:
@@ -78,10 +90,14 @@ def _repeated_lines(
                 layout = page_layout(page)
             finally:
                 page.close()
+        except MemoryError:
+            raise  # the document's, not the page's: the sandbox rejects it as memory_exceeded
         except Exception:  # noqa: BLE001 - the page fails again, with its reason, in the second pass
             continue
-        if n <= MAX_CACHED_LAYOUTS and (keep is None or index in keep):
+        size = len(layout.runs) + len(layout.rules)
+        if (keep is None or index in keep) and cached + size <= MAX_CACHED_BOXES:
             cache[index] = layout
+            cached += size
         for sig in band_signatures(layout.runs, layout.height):
             counts[sig] = counts.get(sig, 0) + 1
     return {sig for sig, k in counts.items() if k >= max(2, REPEAT_SHARE * n)}
@@ -92,20 +108,22 @@ class _LayoutReader:
 
     kind = LAYOUT
 
-    def __init__(self, doc: Any, wanted: Collection[int] | None) -> None:
+    def __init__(self, doc: Any, wanted: Collection[int] | None, on_page: Callable[[int], None] | None) -> None:
         self.cache: dict[int, PageLayout] = {}
         self.notes: dict[int, str] = {}
-        self.repeated = _repeated_lines(doc, self.cache, self.notes, wanted)
+        self.repeated = _repeated_lines(doc, self.cache, self.notes, wanted, on_page)
 
     def note(self, index: int) -> str | None:
         """The repair the first pass made on this page, if any."""
         return self.notes.pop(index, None)
 
-    def text(self, page: Any, index: int) -> tuple[str, str]:
-        """(text as stored, text as judged): scripts stay marked for the verdict (see layout_text)."""
+    def text(self, page: Any, index: int) -> tuple[str, str, list[str]]:
+        """(text as stored, text as judged, the layout bounds that fired): scripts stay marked for the verdict
+        (see layout_text)."""
         layout = self.cache.pop(index, None) or page_layout(page)
-        marked = layout_text(layout, self.repeated, marked=True)
-        return write_scripts(marked), marked
+        budget = LayoutBudget()
+        marked = layout_text(layout, self.repeated, marked=True, budget=budget)
+        return write_scripts(marked), marked, layout.notes + budget.notes
 
 
 class _PlainReader:
@@ -117,14 +135,19 @@ class _PlainReader:
         """Plain pages are read in one pass: nothing was repaired before."""
         return None
 
-    def text(self, page: Any, index: int) -> tuple[str, str]:
-        """(text as stored, text as judged): the same words."""
+    def text(self, page: Any, index: int) -> tuple[str, str, list[str]]:
+        """(text as stored, text as judged, no bounds: pdfium's text has no layout): the same words."""
         text = plain_text(page)
-        return text, text
+        return text, text, []
 
 
 def _pdf_pages(
-    path: str, target_dim: int, text: str, pages: Collection[int] | None, images: bool
+    path: str,
+    target_dim: int,
+    text: str,
+    pages: Collection[int] | None,
+    images: bool,
+    on_page: Callable[[int], None] | None,
 ) -> Iterator[dict[str, Any]]:
     """Pages one at a time, so a long document never sits in memory as images."""
     if text not in TEXT_KINDS:
@@ -132,15 +155,18 @@ def _pdf_pages(
     doc = open_pdf(path)
     try:
         wanted = None if pages is None else {p - 1 for p in pages if 1 <= p <= len(doc)}
-        reader = _LayoutReader(doc, wanted) if text == LAYOUT else _PlainReader()
+        reader = _LayoutReader(doc, wanted, on_page) if text == LAYOUT else _PlainReader()
         for index in range(len(doc)) if wanted is None else sorted(wanted):
+            if on_page is not None:
+                on_page(index + 1)
             row: dict[str, Any] = {"page_num": index + 1, "png": None, "width": 0, "height": 0, "render_note": None}
             row.update(render_error=None, text_layer_kind=reader.kind)
             try:
                 page = doc[index]
                 try:
-                    row["render_note"] = repair_crop_box(page) or reader.note(index)
-                    stored, judged = reader.text(page, index)
+                    repaired = repair_crop_box(page) or reader.note(index)
+                    stored, judged, bounds = reader.text(page, index)
+                    row["render_note"] = join_notes(repaired, bounds)
                     width_pt, height_pt = page.get_size()
                     covered = image_coverage(page)
                 finally:
@@ -154,6 +180,8 @@ def _pdf_pages(
                 if images:
                     rendered = render_pdf_page(doc, index, target_dim, MAX_PAGE_PIXELS)
                     row.update(png=rendered.png, width=rendered.width, height=rendered.height)
+            except MemoryError:
+                raise  # the document's, not the page's: the sandbox rejects it as memory_exceeded
             except Exception as exc:  # noqa: BLE001 - one bad page must not sink its document
                 row.setdefault("text_layer", "")
                 row.setdefault("text_layer_trusted", False)
@@ -172,18 +200,22 @@ def document_pages(
     text: str = LAYOUT,
     pages: Collection[int] | None = None,
     images: bool = True,
+    on_page: Callable[[int], None] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Page rows of one input, rendered in this process (the sandbox runs this in its child).
 
     `text` is the kind of text layer (LAYOUT or PLAIN); `pages` (1-based) limits the rows to those pages, in
-    order; `images=False` reads the text layer only (no PNG).
+    order; `images=False` reads the text layer only (no PNG). `on_page` is told each page number before the page
+    is read, in each pass (the sandbox's child marks it, to name the page should it run out of memory there).
     """
     if kind == "image":
-        return _image_pages(path, target_dim) if pages is None or 1 in pages else iter(())
-    return _pdf_pages(path, target_dim, text, pages, images)
+        return _image_pages(path, target_dim, on_page) if pages is None or 1 in pages else iter(())
+    return _pdf_pages(path, target_dim, text, pages, images, on_page)
 
 
-def _image_pages(path: str, target_dim: int) -> Iterator[dict[str, Any]]:
+def _image_pages(path: str, target_dim: int, on_page: Callable[[int], None] | None) -> Iterator[dict[str, Any]]:
+    if on_page is not None:
+        on_page(1)
     rendered = image_to_page(path, target_dim)
     yield from [
         {

@@ -26,6 +26,8 @@ MAX_PAGES_PER_PDF = 5000
 MAX_INPUT_BYTES = 512 * 1024 * 1024
 # Bytes all archives of one run may expand to: a small .tar.gz that inflates to gigabytes is cut off here.
 DEFAULT_MAX_ARCHIVE_BYTES = 2 * 1024 * 1024 * 1024
+# Memory the PDF reader child may take (MiB of data: heap and anonymous maps, RLIMIT_DATA); 0 sets no cap.
+DEFAULT_PDF_MEMORY_MB = 2048
 # How the VLM worker is started: a subprocess next to Dagster, or a GPU pod per partition (ocr_pipeline.launch.k8s).
 OCR_LAUNCHERS = ("subprocess", "k8s")
 
@@ -90,6 +92,11 @@ class PipelineSettings:
         "follow symlinks that leave their input folder (else rejected as unsafe_link)",
         env="FOLLOW_EXTERNAL_LINKS",
     )
+    pdf_memory_mb: int = option(
+        DEFAULT_PDF_MEMORY_MB,
+        "MiB of memory the PDF reader child may take (0: no cap); a document past it is rejected as memory_exceeded",
+        env="PDF_MEMORY_MB",
+    )
     ocr_launcher: str = option(
         "subprocess",
         "where the VLM worker runs: subprocess, or k8s (a GPU pod per partition)",
@@ -113,6 +120,8 @@ class PipelineSettings:
             raise ValueError("workers and max_concurrent_requests must be at least 1")
         if self.max_archive_bytes < 0:
             raise ValueError("max_archive_bytes must not be negative")
+        if self.pdf_memory_mb < 0:
+            raise ValueError("pdf_memory_mb must not be negative")
         if self.server_ready_timeout <= 0:
             raise ValueError("server_ready_timeout must be positive")
         if self.ocr_launcher not in OCR_LAUNCHERS:

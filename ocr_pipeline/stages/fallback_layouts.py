@@ -15,9 +15,10 @@ from typing import Any
 
 from ocr_pipeline.inputs.fetch import open_input
 from ocr_pipeline.pdf.probe import sha256_file
-from ocr_pipeline.pdf.sandbox import PdfSandbox, SandboxAborted, time_limit
+from ocr_pipeline.pdf.sandbox.parent import PdfSandbox, SandboxAborted, time_limit
 from ocr_pipeline.quality import PageFacts
 from ocr_pipeline.records import TEXT_LAYOUT, TEXT_PLAIN, PageResult
+from ocr_pipeline.settings import DEFAULT_PDF_MEMORY_MB
 from ocr_pipeline.stages.page_images import kept_inputs
 from ocr_pipeline.workspace.storage import Workspace
 
@@ -39,8 +40,11 @@ def is_plain(row: dict[str, Any]) -> bool:
 class FallbackLayouts:
     """Reads the full layout of some pages of the group's inputs, in one sandbox opened on first use."""
 
-    def __init__(self, workspace: Workspace, group: str, input_client: Any = None) -> None:
+    def __init__(
+        self, workspace: Workspace, group: str, input_client: Any = None, pdf_memory_mb: int = DEFAULT_PDF_MEMORY_MB
+    ) -> None:
         self.workspace, self.group, self.input_client = workspace, group, input_client
+        self.pdf_memory_mb = pdf_memory_mb  # the reader child's cap, as at render time
         self._inputs: dict[str, dict[str, Any]] | None = None
         self._sandbox: PdfSandbox | None = None
         self.requests = 0  # sandbox requests made (one per document that needed any)
@@ -69,7 +73,7 @@ class FallbackLayouts:
                 if row.get("sha256") and sha256_file(path) != row["sha256"]:
                     raise LayoutUnavailable(f"{source} changed since its pages were rendered")
                 if self._sandbox is None:
-                    self._sandbox = PdfSandbox()
+                    self._sandbox = PdfSandbox(memory_mb=self.pdf_memory_mb)
                 limit = time_limit(int(row.get("page_count") or 1))
                 found = self._sandbox.render(row["kind"], path, 0, limit, text=TEXT_LAYOUT, pages=wanted, images=False)
                 return {page["page_num"]: {name: page[name] for name in TEXT_FIELDS} for page in found}

@@ -12,8 +12,9 @@ import pyarrow as pa
 
 from ocr_pipeline.inputs.fetch import InputMissing, open_input
 from ocr_pipeline.pdf.input_facts import probe_location
-from ocr_pipeline.pdf.sandbox import PdfSandbox, SandboxAborted
+from ocr_pipeline.pdf.sandbox.parent import PdfSandbox, SandboxAborted
 from ocr_pipeline.records import Rejection
+from ocr_pipeline.settings import DEFAULT_PDF_MEMORY_MB
 from ocr_pipeline.stages.pdf_inventory import read_group
 from ocr_pipeline.workspace.keys import filtered_key
 from ocr_pipeline.workspace.ledger import write_stage_rejections
@@ -50,11 +51,18 @@ class FilterResult:
         self.rejected[rejection.reason] = self.rejected.get(rejection.reason, 0) + 1
 
 
-def filter_group(workspace: Workspace, group: str, apply_filter: bool, input_client: Any = None) -> FilterResult:
-    """Decide keep/reject for every usable input of the group and write the decisions."""
+def filter_group(
+    workspace: Workspace,
+    group: str,
+    apply_filter: bool,
+    input_client: Any = None,
+    pdf_memory_mb: int = DEFAULT_PDF_MEMORY_MB,
+) -> FilterResult:
+    """Decide keep/reject for every usable input of the group and write the decisions (the PDF reader capped at
+    `pdf_memory_mb` MiB)."""
     result = FilterResult()
     # One PDF reader child for the group: a file that hangs or crashes pdfium is refused, not fatal.
-    with PdfSandbox() as sandbox:
+    with PdfSandbox(memory_mb=pdf_memory_mb) as sandbox:
         for row in read_group(workspace, group):
             _decide_row(row, workspace, apply_filter, input_client, sandbox, result)
     # Inputs that could not be read enter the ledger here, the first stage that runs per partition.

@@ -11,7 +11,7 @@ from typing import Any
 from ocr_pipeline.engines.factory import ServerEngine, vlm_engine
 from ocr_pipeline.engines.vlm.client import VlmClientError, wait_for_server
 from ocr_pipeline.engines.vlm.page_stream import PageStream
-from ocr_pipeline.settings import PipelineSettings
+from ocr_pipeline.settings import DEFAULT_PDF_MEMORY_MB, PipelineSettings
 from ocr_pipeline.stages.vlm_ocr_outputs import OcrResult, needs_engine, ocr_with_engine, page_input
 from ocr_pipeline.workspace.memo import PageMemo
 from ocr_pipeline.workspace.storage import Workspace
@@ -85,14 +85,23 @@ def finish_group_stream(
     target_dim: int,
     progress: Callable[[int], None] | None = None,
     input_client: Any = None,
+    pdf_memory_mb: int = DEFAULT_PDF_MEMORY_MB,
 ) -> OcrResult:
     """Wait for the streamed answers, send whatever the stream left, and write the group's OCR manifest.
 
-    `input_client` reads inputs on S3 again for the full layout of a page that fell back (see fallback_layouts).
+    `input_client` reads inputs on S3 again for the full layout of a page that fell back (see fallback_layouts),
+    in a PDF reader capped at `pdf_memory_mb` MiB.
     """
     answers = opened.stream.wait()
     result = ocr_with_engine(
-        workspace, group, opened.engine, target_dim, progress, streamed=answers, input_client=input_client
+        workspace,
+        group,
+        opened.engine,
+        target_dim,
+        progress,
+        streamed=answers,
+        input_client=input_client,
+        pdf_memory_mb=pdf_memory_mb,
     )
     result.seconds = opened.stream.seconds  # the group's OCR began with its first streamed page
     return result

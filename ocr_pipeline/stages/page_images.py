@@ -10,8 +10,9 @@ import pyarrow as pa
 
 from ocr_pipeline.inputs.fetch import InputMissing, open_input
 from ocr_pipeline.pdf.page_rows import PAGE_SCHEMA
-from ocr_pipeline.pdf.sandbox import PdfSandbox, SandboxAborted, time_limit
+from ocr_pipeline.pdf.sandbox.parent import PdfSandbox, SandboxAborted, time_limit
 from ocr_pipeline.records import TEXT_LAYOUT, Rejection
+from ocr_pipeline.settings import DEFAULT_PDF_MEMORY_MB
 from ocr_pipeline.stages.pdf_inventory import read_group
 from ocr_pipeline.workspace.keys import filtered_key, pages_key
 from ocr_pipeline.workspace.ledger import write_stage_rejections
@@ -59,18 +60,20 @@ def render_group(
     input_client: Any = None,
     on_page: Callable[[dict[str, Any]], None] | None = None,
     text_layer: str = TEXT_LAYOUT,
+    pdf_memory_mb: int = DEFAULT_PDF_MEMORY_MB,
 ) -> RenderResult:
     """Render every kept input's pages into `pages/<group>.parquet`; unrenderable inputs are rejected.
 
     `on_page` sees each page row as it is written (the OCR stream sends it to the server at once). `text_layer`
     is the kind of text layer the rows carry (records.TEXT_LAYOUT, or TEXT_PLAIN for an engine that reads the
-    page itself: see factory.text_layer_kind).
+    page itself: see factory.text_layer_kind). The reader child is capped at `pdf_memory_mb` MiB: an input past
+    it is rejected (memory_exceeded), the group goes on.
     """
     result = RenderResult()
     rejections = []
     writer = StreamingTableWriter(workspace, pages_key(group), PAGES_SCHEMA)
     # One renderer child for the group: pdfium hangs and crashes stay in it (see pdf_sandbox).
-    with PdfSandbox() as renderer:
+    with PdfSandbox(memory_mb=pdf_memory_mb) as renderer:
         for row in kept_inputs(workspace, group):
             try:
                 with open_input(row["location"], workspace, input_client) as path:

@@ -12,8 +12,8 @@ import pyarrow as pa
 from ocr_pipeline.inputs.archives import ExpansionBudget, remove_done_members
 from ocr_pipeline.inputs.specs import resolve_inputs
 from ocr_pipeline.pdf.input_facts import probe_location
-from ocr_pipeline.pdf.sandbox import PdfSandbox
-from ocr_pipeline.settings import DEFAULT_MAX_ARCHIVE_BYTES
+from ocr_pipeline.pdf.sandbox.parent import PdfSandbox
+from ocr_pipeline.settings import DEFAULT_MAX_ARCHIVE_BYTES, DEFAULT_PDF_MEMORY_MB
 from ocr_pipeline.stages.inventory_index import append_index, read_known_rows, read_known_rows_split
 from ocr_pipeline.stages.inventory_rows import input_rows
 from ocr_pipeline.workspace.faults import fault_point
@@ -207,11 +207,13 @@ def scan_inputs(
     max_new_inputs: int | None = None,
     max_archive_bytes: int = DEFAULT_MAX_ARCHIVE_BYTES,
     follow_external_links: bool = False,
+    pdf_memory_mb: int = DEFAULT_PDF_MEMORY_MB,
 ) -> InventoryResult:
     """Record inputs not seen before and write them as new groups; known inputs keep their group.
 
     With `max_new_inputs`, the scan stops early and `next_cursor` says where each S3 listing resumes. Archives
-    expand to `max_archive_bytes` in all; copies of members whose group is done are deleted first.
+    expand to `max_archive_bytes` in all; copies of members whose group is done are deleted first. The PDF reader
+    is capped at `pdf_memory_mb` MiB.
     """
     # Reading inputs is slow and needs no lock; what was found is committed below, under the lock.
     known_rows = read_known_rows(workspace, list_groups(workspace))
@@ -219,7 +221,7 @@ def scan_inputs(
     known, _ = _known(known_rows)
     result = InventoryResult(already_known=len(known))
     # One PDF reader child for the whole scan: a file that hangs or crashes pdfium is refused, not fatal.
-    with PdfSandbox() as sandbox:
+    with PdfSandbox(memory_mb=pdf_memory_mb) as sandbox:
         budget = ExpansionBudget(max_archive_bytes)
         scan = _Scan(workspace, input_client, sandbox, known, result, progress, budget, follow_external_links)
         for spec in specs:

@@ -126,7 +126,7 @@ def is_unavailable(exc: BaseException) -> bool:
     An outage says nothing about the object: a caller that would turn an error into a verdict (a failed data test,
     a rejected input) must let this one fail its step instead, so that the run is retried once S3 is back.
     """
-    # Imported here: botocore loads only where S3 is used, and only once something went wrong.
+    # Imported here to keep start-up light: botocore loads only where S3 is used, once something went wrong.
     from botocore.exceptions import ConnectionError as BotoConnectionError
     from botocore.exceptions import HTTPClientError
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ocr_pipeline.pdf.page_rows import document_pages
-from ocr_pipeline.pdf.sandbox import ROWS_PER_BATCH, PdfSandbox, SandboxAborted, time_limit
+from ocr_pipeline.pdf.sandbox.parent import ROWS_PER_BATCH, PdfSandbox, SandboxAborted, time_limit
 from tests.support import pdfgen
 
 MISBEHAVING = [sys.executable, "-m", "tests.support.render_children"]
@@ -185,7 +185,7 @@ def test_a_document_whose_child_dies_mid_stream_is_a_rejection(tmp_path: Path, m
     ws = LocalWorkspace(tmp_path / "ws")
     [group] = scan_inputs([str(tmp_path / "in")], ws, pages_per_group=1000).new_groups
     filter_group(ws, group, apply_filter=True)
-    monkeypatch.setattr(page_images, "PdfSandbox", lambda: PdfSandbox(BATCHING + ["crash"]))
+    monkeypatch.setattr(page_images, "PdfSandbox", lambda **_: PdfSandbox(BATCHING + ["crash"]))
     streamed: list[str] = []
     result = page_images.render_group(ws, group, 500, on_page=lambda row: streamed.append(row["source"]))
     [rejection] = read_stage_rejections(ws, "render", group)

@@ -15,12 +15,15 @@ from PIL import Image
 from ocr_pipeline.engines.cpu.layer_check import LayerVerdict, check_layer
 from ocr_pipeline.engines.cpu.line_text import space_after_punctuation
 from ocr_pipeline.engines.cpu.orientation import detect_orientation, rotate_upright
-from ocr_pipeline.engines.cpu.scan_layout import halves, letterhead, level_boxes, margin_pieces
-from ocr_pipeline.engines.cpu.scan_rules import find_rules
 from ocr_pipeline.engines.cpu.sessions import tune_sessions
-from ocr_pipeline.pdf.furniture import furniture_rows
-from ocr_pipeline.pdf.reading_order import order_lines
-from ocr_pipeline.pdf.table_html import find_tables
+from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget
+from ocr_pipeline.layout.furniture import furniture_rows
+from ocr_pipeline.layout.reading_order import order_lines
+from ocr_pipeline.layout.scan_layout import halves, letterhead, level_boxes, margin_pieces
+from ocr_pipeline.layout.scan_rules import find_rules
+from ocr_pipeline.layout.simple_order import simple_lines
+from ocr_pipeline.layout.table_html import Rule, find_tables
 from ocr_pipeline.records import PageInput, PageResult
 
 RAPIDOCR_VERSION = "3.10.0"
@@ -47,6 +50,29 @@ def detect_language(text: str) -> str | None:
         return detect(text)
     except LangDetectException:
         return None
+
+
+def _layout(
+    boxes: list[Box], rules: list[Rule], width: int, height: int, budget: LayoutBudget
+) -> tuple[list[list[Box]], list[Box], int]:
+    """A scan's OCR lines in reading order, its tables, and how many boxes are kept (furniture gone); past the
+    page's `budget`, BudgetSpent."""
+    budget.check_runs(len(boxes))
+    lines: list[list[Box]] = []
+    tables: list[Box] = []
+    kept = 0
+    # A two-page spread is read as its two pages, each with its own furniture and reading order.
+    for part, left, right in halves(boxes, width):
+        # Page numbers, running heads and notices go, as from the text layer (one page: no repetition to use);
+        # so do a letterhead's corner pieces and notes in the side margin.
+        drop = furniture_rows(part, right - left, height) | margin_pieces(part, left, right, height, budget)
+        drop |= letterhead(part, height)
+        part = [b for b in part if id(b) not in drop]
+        kept += len(part)
+        rest, part_tables = find_tables(part, rules, budget)
+        tables += part_tables
+        lines += order_lines(rest + part_tables, budget)
+    return lines, tables, kept
 
 
 class CpuEngine:
@@ -159,20 +185,15 @@ class CpuEngine:
         rules = find_rules(np.asarray(image.convert("L")), h) if boxes else []
         if leveller.slope:
             rules = [leveller.rule(r) for r in rules]
-        lines, tables, kept = [], [], 0
-        # A two-page spread is read as its two pages, each with its own furniture and reading order.
-        for part, left, right in halves(boxes, image.width):
-            # Page numbers, running heads and notices go, as from the text layer (one page: no repetition to use);
-            # so do a letterhead's corner pieces and notes in the side margin.
-            drop = furniture_rows(part, right - left, image.height) | margin_pieces(part, left, right, image.height)
-            drop |= letterhead(part, image.height)
-            part = [b for b in part if id(b) not in drop]
-            kept += len(part)
-            rest, part_tables = find_tables(part, rules)
-            tables += part_tables
-            lines += order_lines(rest + part_tables)
+        budget = LayoutBudget()
+        try:
+            lines, tables, kept = _layout(boxes, rules, image.width, image.height, budget)
+        except BudgetSpent:  # the page's boxes in the simple reading order, furniture and all (noted)
+            lines, tables, kept = simple_lines([b for b in boxes if b.text.strip()]), [], len(boxes)
         text = "\n".join(" ".join(b.text.strip() for b in line) for line in lines)
+        layout_note = {"layout_note": "; ".join(budget.notes)} if budget.notes else {}
         return {
+            **layout_note,
             "text": text,
             "rotation_correction": correction,
             "is_table": bool(tables),
@@ -203,7 +224,7 @@ class CpuEngine:
                 result.extra["layer_check"] = {"error": f"{type(exc).__name__}: {exc}"}
         if trusted:
             result.extra["source"] = "text_layer"
-            # The text layer carries its tables as HTML (pdf/table_html.py): that is what makes a table page.
+            # The text layer carries its tables as HTML (layout/table_html.py): that is what makes a table page.
             result.is_table = "<table>" in page.text_layer
         else:
             try:
