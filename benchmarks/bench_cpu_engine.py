@@ -17,8 +17,8 @@ import pypdfium2 as pdfium
 
 from benchmarks.similarity import page_similarity, segment_recall
 from ocr_pipeline.engines.cpu import CpuEngine
-from ocr_pipeline.pdf.text_layer import assess_text_layer, layout_text, page_layout, write_scripts
 from ocr_pipeline.records import PageInput
+from ocr_pipeline.textlayer.reader import assess_text_layer, layout_text, page_layout, write_scripts
 
 DEFAULT_DATA = Path("/work/shared/data/pdf-parse-bench")
 LONGEST_PX = 1288

@@ -37,12 +37,12 @@ import pypdfium2 as pdfium
 from PIL import Image
 
 import ocr_pipeline.engines.cpu.cpu_engine as cpu_mod
-import ocr_pipeline.pdf.text_layer as tl_mod
+import ocr_pipeline.textlayer.reader as tl_mod
 from benchmarks.bench_olmo_history import DATA, _rate, prepare_set, score
 from ocr_pipeline.engines.cpu import CpuEngine
+from ocr_pipeline.layout.reading_order import Box, join_line
 from ocr_pipeline.pdf.page_rows import document_pages
-from ocr_pipeline.pdf.reading_order import Box, join_line
-from ocr_pipeline.pdf.text_layer import normalise_whitespace, page_layout
+from ocr_pipeline.textlayer.reader import normalise_whitespace, page_layout
 
 LAYOUT_SETS = ("headers_footers", "multi_columns", "old_scans")
 PLUMBER_SETS = ("multi_columns", "long_tiny_text")

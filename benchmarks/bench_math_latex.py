@@ -26,9 +26,9 @@ from pathlib import Path
 
 from benchmarks.bench_olmo_history import score
 from ocr_pipeline.engines.cpu import CpuEngine
-from ocr_pipeline.pdf import math_latex
 from ocr_pipeline.pdf.page_rows import document_pages
 from ocr_pipeline.records import PageInput
+from ocr_pipeline.textlayer.math import latex as math_latex
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "pdf-parse-bench" / "2026-q1-formulas-only"
 KINDS = {"display": ("display-formula", "$$"), "inline": ("inline-formula", "$")}

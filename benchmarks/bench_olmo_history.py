@@ -1,20 +1,24 @@
 """The CPU engine on real olmOCR-Bench pages (../shared/data/olmocr-bench-history), beside pdftotext, per set and type.
 
     .venv/bin/python -m benchmarks.bench_olmo_history --olmocr-python /tmp/olmocr-venv/bin/python \
-        [--sets headers_footers multi_columns ...] [--limit N] [--failures] [--holdout]
+        [--sets headers_footers multi_columns ...] [--limit N] [--failures] [--split all|tuning|check|dev|holdout]
 
 Each set's PDFs go through the pipeline's own path (page rows in this process, then `CpuEngine.ocr_page`); each
 page's Markdown is written as OUT/<set>/<candidate>/<stem>_pg<page>_repeat1.md, the layout olmOCR-Bench reads, and
 scored by benchmarks/olmo_score.py under `--olmocr-python` (olmocr 0.4.27's own test classes; math tests render
 with KaTeX in Debian's chromium). Seconds per page are reported apart for pages read from their text layer
-(born-digital) and pages that went to OCR (scans). `--split dev|holdout` keeps to one half of each set (a fixed
-split by a hash of the file name), so rules can be tuned on one half and checked on the other.
+(born-digital) and pages that went to OCR (scans).
+
+Tuning and check parts (benchmarks/olmo_parts.py): a PDF is in the check part when the first byte of
+`sha256("olmo-history-parts-v1:" + file name)` is odd, else in the tuning part. Every run prints both parts side by
+side (passed/total and rate per set, candidate and test type: tuning, check, all): write rules from the tuning part,
+judge them on the check part. `--split` runs only some PDFs: a part, or an old half (`dev`/`holdout`, by
+`sha256(file name)`; holdout was looked at while debugging, so it is not a clean held-out set).
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import shutil
 import statistics
@@ -23,6 +27,7 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks.olmo_parts import PARTS, SPLITS, cell, counts, in_split, part_of, set_tests, with_all_types
 from ocr_pipeline.engines.cpu import CpuEngine
 from ocr_pipeline.pdf.page_rows import document_pages
 from ocr_pipeline.records import PageInput
@@ -30,18 +35,14 @@ from ocr_pipeline.records import PageInput
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "olmocr-bench-history"
 SETS = ("headers_footers", "multi_columns", "long_tiny_text", "old_scans", "old_scans_math")
 SCORER = Path(__file__).with_name("olmo_score.py")
+__all__ = ["DATA", "PageTime", "in_split", "prepare_set", "run_cpu", "run_pdftotext", "score"]
 
-
-def in_split(name: str, split: str) -> bool:
-    """Whether a PDF belongs to the given half ('all', 'dev' or 'holdout'), by a stable hash of its name."""
-    if split == "all":
-        return True
-    odd = hashlib.sha256(name.encode()).digest()[0] % 2 == 1
-    return odd if split == "holdout" else not odd
+# (PDF file name, page number, how it was read: "text_layer" or "ocr", seconds)
+PageTime = tuple[str, int, str, float]
 
 
 def prepare_set(data: Path, name: str, out: Path, limit: int | None, split: str) -> list[Path]:
-    """The set's PDFs (in name order, the split and limit applied) and its tests, copied to OUT/<set>/tests.jsonl."""
+    """The set's PDFs (in name order, the split and limit applied) and their tests, copied to OUT/<set>/tests.jsonl."""
     pdfs = sorted(p for p in (data / name / "pdfs").glob("*.pdf") if in_split(p.name, split))[:limit]
     keep = {p.name for p in pdfs}
     lines = [ln for ln in (data / name / f"{name}.jsonl").read_text().splitlines() if ln.strip()]
@@ -51,13 +52,13 @@ def prepare_set(data: Path, name: str, out: Path, limit: int | None, split: str)
     return pdfs
 
 
-def run_cpu(engine: CpuEngine, pdfs: list[Path], out: Path, ocr: bool = True) -> dict[str, list[float]]:
-    """Every page through page rows and the CPU engine; seconds per page by how it was read.
+def run_cpu(engine: CpuEngine, pdfs: list[Path], out: Path, ocr: bool = True) -> list[PageTime]:
+    """Every page through page rows and the CPU engine; seconds per page and how it was read.
 
     `ocr=False` writes an untrusted page's text layer instead of OCR'ing it (a fast loop for text-layer work).
     """
     out.mkdir(parents=True, exist_ok=True)
-    seconds: dict[str, list[float]] = {"text_layer": [], "ocr": []}
+    seconds: list[PageTime] = []
     for pdf in pdfs:
         start = time.perf_counter()
         for row in document_pages("pdf", str(pdf), 1288):
@@ -68,24 +69,24 @@ def run_cpu(engine: CpuEngine, pdfs: list[Path], out: Path, ocr: bool = True) ->
                 text = result.text
             else:
                 kind, text = "ocr", page.text_layer
-            seconds[kind].append(time.perf_counter() - start)
+            seconds.append((pdf.name, row["page_num"], kind, time.perf_counter() - start))
             (out / f"{pdf.stem}_pg{row['page_num']}_repeat1.md").write_text(text)
             start = time.perf_counter()
     return seconds
 
 
-def run_pdftotext(pdfs: list[Path], out: Path) -> dict[str, list[float]] | None:
+def run_pdftotext(pdfs: list[Path], out: Path) -> list[PageTime] | None:
     """poppler's pdftotext on page 1 of each PDF (the sets are single pages); None when it is not installed."""
     if not shutil.which("pdftotext"):
         return None
     out.mkdir(parents=True, exist_ok=True)
-    seconds: list[float] = []
+    seconds: list[PageTime] = []
     for pdf in pdfs:
         start = time.perf_counter()
         done = subprocess.run(["pdftotext", "-f", "1", "-l", "1", str(pdf), "-"], capture_output=True, text=True)
-        seconds.append(time.perf_counter() - start)
+        seconds.append((pdf.name, 1, "text_layer", time.perf_counter() - start))
         (out / f"{pdf.stem}_pg1_repeat1.md").write_text(done.stdout if done.returncode == 0 else "")
-    return {"text_layer": seconds, "ocr": []}
+    return seconds
 
 
 def score(bench: Path, candidate: str, olmocr_python: str, chromium: str | None) -> dict:
@@ -106,14 +107,23 @@ def _time_cell(values: list[float]) -> str:
     return f"{statistics.fmean(values):.2f} (max {max(values):.1f}, n={len(values)})"
 
 
+def part_rows(bench: Path, result: dict, pdfs: list[Path]) -> list[tuple[str, list[str]]]:
+    """(test type, [tuning, check, all] cells) for one candidate's scores on one set, an 'all' type row last."""
+    tests = set_tests(bench)
+    parts = {part: {p.name for p in pdfs if part_of(p.name) == part} for part in PARTS}
+    by_part = [with_all_types(counts(result["results"], tests, parts[part])) for part in PARTS]
+    every = with_all_types(counts(result["results"], tests, {p.name for p in pdfs}))
+    return [(kind, [cell(c.get(kind)) for c in (*by_part, every)]) for kind in every]
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the candidates on each set and print per-set, per-type pass rates and seconds per page."""
+    """Run the candidates on each set and print pass rates per set, test type and part, and seconds per page."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--out", type=Path, default=Path("/tmp/olmo-history"))
     ap.add_argument("--sets", nargs="+", default=list(SETS), choices=SETS)
     ap.add_argument("--limit", type=int, default=None, help="at most this many PDFs a set")
-    ap.add_argument("--split", choices=("all", "dev", "holdout"), default="all")
+    ap.add_argument("--split", choices=SPLITS, default="all", help="run only these PDFs (default: every PDF)")
     ap.add_argument("--olmocr-python", default=sys.executable)
     ap.add_argument("--chromium", default=shutil.which("chromium"), help="for math tests (KaTeX)")
     ap.add_argument("--candidate", default="cpu", help="folder name for this engine's Markdown")
@@ -130,18 +140,22 @@ def main(argv: list[str] | None = None) -> int:
             timing["pdftotext"] = t
         for cand, secs in timing.items():
             result = score(args.out / name, cand, args.olmocr_python, args.chromium)
-            rows.append((name, len(pdfs), cand, result, secs))
+            rows.append((name, pdfs, cand, result, secs))
             if args.failures:
                 print(f"{name} {cand} fails: {' '.join(result['failures'])}", file=sys.stderr)
-    print(f"scorer: {rows[0][3]['scorer'] if rows else '-'}; split: {args.split}")
-    print("| set | PDFs | candidate | by test type | all | s/page text layer | s/page OCR |")
-    print("|---|---:|---|---|---:|---|---|")
-    for name, n, cand, result, secs in rows:
-        types = ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in sorted(result["by_type"].items()))
-        p, total = _rate(result["by_type"])
-        cells = f"{p}/{total} = {p / max(total, 1):.2f}"
-        timing = f"{_time_cell(secs['text_layer'])} | {_time_cell(secs['ocr'])}"
-        print(f"| {name} | {n} | {cand} | {types} | {cells} | {timing} |")
+    print(f"scorer: {rows[0][3]['scorer'] if rows else '-'}; split: {args.split}; parts: benchmarks/olmo_parts.py")
+    print("| set | PDFs tuning / check | candidate | test type | tuning | check | all | s/page text layer | s/page OCR")
+    print("|---|---:|---|---|---:|---:|---:|---|---")
+    for name, pdfs, cand, result, secs in rows:
+        n_parts = " / ".join(str(sum(part_of(p.name) == part for p in pdfs)) for part in PARTS)
+        skipped = [f"{k} {v[1]}" for k, v in sorted(result["by_type"].items()) if "(" in k]
+        for i, (kind, cells) in enumerate(part_rows(args.out / name, result, pdfs)):
+            timing = "|"
+            if i == 0:
+                timing = " | ".join(_time_cell([t[3] for t in secs if t[2] == k]) for k in ("text_layer", "ocr"))
+            print(f"| {name} | {n_parts} | {cand} | {kind} | {' | '.join(cells)} | {timing}")
+        if skipped:
+            print(f"| {name} | | {cand} | not scored: {', '.join(skipped)} | | | | |")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""The in-house table finder (pdf/table_html.py) against pdfplumber's, in the text-layer path, on two sets.
+"""The in-house table finder (layout/table_html.py) against pdfplumber's, in the text-layer path, on two sets.
 
     PYTHONPATH=/tmp/plumb .venv/bin/python -m benchmarks.bench_table_finders \
         [--olmocr-python /tmp/olmocr-venv/bin/python] [--pages 200]
@@ -27,9 +27,9 @@ import pypdfium2 as pdfium
 from benchmarks.bench_cpu_engine import DEFAULT_DATA, pages
 from benchmarks.bench_olmo import SCORER, run_cpu, write_set
 from benchmarks.similarity import page_similarity, segment_recall
-from ocr_pipeline.pdf import text_layer
-from ocr_pipeline.pdf.reading_order import Box
-from ocr_pipeline.pdf.table_html import Rule, find_tables, to_html
+from ocr_pipeline.layout.reading_order import Box
+from ocr_pipeline.layout.table_html import Rule, find_tables, to_html
+from ocr_pipeline.textlayer import reader as text_layer
 
 Finder = Callable[[Sequence[Box], Sequence[Rule]], tuple[list[Box], list[Box]]]
 # pdfplumber's settings per candidate: ruled grids only, and horizontal rules with text-aligned columns (booktabs).

@@ -8,7 +8,8 @@ LaTeX with KaTeX in a browser: with `--chromium` (Debian's build; Playwright's o
 they are scored, else reported as skipped. Without olmocr, a re-implementation of the present / absent / order /
 table / baseline semantics scores them, and the output says so. A candidate file of only whitespace is scored as
 empty: olmocr 0.4.27's present test matches the shorter string inside the longer, so " " would pass every one.
-Prints one JSON object: {"scorer": ..., "by_type": {type: [passed, total]}, "failures": [...]}.
+Prints one JSON object: {"scorer": ..., "by_type": {type: [passed, total]}, "failures": [...], "results": {id: passed}}
+("results" holds every scored test, so a caller can count any subset of pages, such as a set's tuning and check parts).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def score(bench: Path, candidate: str, chromium: str | None = None) -> dict:
         _use_chromium(chromium)
     by_type: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     failures = []
+    results: dict[str, bool] = {}
     for raw in lines:
         kind = raw["type"]
         if kind == "math" and (load_single_test is None or not chromium):
@@ -67,9 +69,10 @@ def score(bench: Path, candidate: str, chromium: str | None = None) -> dict:
         passed = test.run(md)[0] if load_single_test is not None else own_run(raw, md)
         by_type[kind][0] += bool(passed)
         by_type[kind][1] += 1
+        results[raw["id"]] = bool(passed)
         if not passed:
             failures.append(raw["id"])
-    return {"scorer": scorer, "by_type": dict(by_type), "failures": failures}
+    return {"scorer": scorer, "by_type": dict(by_type), "failures": failures, "results": results}
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from ocr_pipeline.launch.preflight import (
     explain,
 )
 from ocr_pipeline.launch.vllm_server import ManagedVllmServer, VllmLaunchSettings
-from ocr_pipeline.pdf.sandbox import prestart_reader
+from ocr_pipeline.pdf.sandbox.parent import prestart_reader
 from ocr_pipeline.settings import PipelineSettings, base_type, declared_default, field_types, fields_of, values_from_env
 from ocr_pipeline.stages.pdf_inventory import list_groups
 from ocr_pipeline.viewer import render_group_html

@@ -88,12 +88,15 @@ def eval_command(args: argparse.Namespace) -> int:
     folder = f"eval/{verdict.fingerprint}"
     for name, text in result.answers.items():
         workspace.write_bytes(f"{folder}/answers/{name}.md", text.encode("utf-8"))
-    scores = {"verdict": dataclasses.asdict(verdict), "by_type": result.table_rows(), "failures": result.failures}
+    scores = {"verdict": dataclasses.asdict(verdict), "by_type": result.table_rows(), "failures": result.failures,
+              "model_failures": result.model_failures}  # fmt: skip
     workspace.write_bytes(f"{folder}/scores.json", json.dumps(scores, indent=1, sort_keys=True).encode())
     print(verdict.summary(f"eval of {args.tests}" if args.tests else "model canary"))
     print("\n".join(_table(result.table_rows())))
     if result.unreadable_pages:
         print(f"pages that did not render (scored empty): {', '.join(result.unreadable_pages[:20])}")
+    if result.model_failures:
+        print("pages with only degenerate answers: " + ", ".join(list(result.model_failures)[:20]))
     if result.failures:
         more = f" and {len(result.failures) - 20} more" if len(result.failures) > 20 else ""
         print(f"failed tests: {', '.join(result.failures[:20])}{more}")

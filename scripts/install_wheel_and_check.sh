@@ -43,7 +43,7 @@ done
 # The YAML tests the build mapped in from the repository's dbt_like_checks/ parse from the installed copy.
 "$VENV/bin/python" -c "from ocr_pipeline.checks.spec import load_dir, shipped_checks_dir as d; assert load_dir(d()).tests"
 # The model canary's pages and tests load from the installed copy (every PDF a test names is there).
-"$VENV/bin/python" -c "from ocr_pipeline.canary.bench_set import load_bench_set as l, shipped_tests_file as f; assert len(l(f()).pages) == 28"
+"$VENV/bin/python" -c "from ocr_pipeline.canary.bench_set import load_bench_set as l, shipped_tests_file as f; assert len(l(f()).pages) == 32"
 "$VENV/bin/ocr-pipeline" run "$SCRATCH/ws" --pdfs "$SAMPLE" --quiet
 "$VENV/bin/python" - "$SCRATCH/ws/dolma/g000001.jsonl.gz" <<'PYCHECK'
 import gzip, json, sys

@@ -10,6 +10,7 @@ mostly `present`, `order` and `table`, which only reading the page passes. Seede
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import sys
@@ -20,11 +21,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reportlab import rl_config  # noqa: E402 - after the path, like the imports below
+from PIL import Image  # noqa: E402 - after the path, like the imports below
+from reportlab import rl_config  # noqa: E402
+from reportlab.lib.pagesizes import A4  # noqa: E402
+from reportlab.lib.utils import ImageReader  # noqa: E402
 from reportlab.pdfgen import canvas  # noqa: E402
 
 from benchmarks.olmo_blocks import NOTES_HEAD, draw_tables, footnote_page, make_scan, rasterise  # noqa: E402
 from benchmarks.olmo_pages import Page, words_text  # noqa: E402
+from tests.support import near_blank  # noqa: E402
 from tests.support.layout_pdfs import pdf_of_pages  # noqa: E402
 
 OUT = ROOT / "ocr_pipeline" / "canary" / "pages"
@@ -186,6 +191,29 @@ def scan_page(name: str, seed: int) -> CanaryPage:
     return page
 
 
+def image_pdf(image: Image.Image) -> bytes:
+    """A one-page scan of an A4 image as a scanner stores it (JPEG), with no text layer; the same bytes every run."""
+    jpeg = io.BytesIO()
+    image.save(jpeg, format="JPEG", quality=85)  # paper grain is noise: lossless it would take a megabyte a page
+    jpeg.seek(0)
+    out = io.BytesIO()
+    c = canvas.Canvas(out, pagesize=A4)
+    c.drawImage(ImageReader(jpeg), 0, 0, *A4)
+    c.save()
+    return out.getvalue()
+
+
+def blank_page(name: str, image: Image.Image, reference: str = "", present: tuple[str, ...] = ()) -> CanaryPage:
+    """A near-blank scan (bleed-through, dust, a stamp): olmOCR-Bench's blank-page test, a `baseline` with a
+    `max_length`, fails a model that writes a page of text for it; a right reader writes nothing (or the stamp)."""
+    page = CanaryPage(name)
+    page.pdf, page.reference = image_pdf(image), reference
+    for text in present:
+        page.add("present", text=text, max_diffs=1)
+    page.add("baseline", max_length=sum(c.isalnum() for c in reference) + 10)
+    return page
+
+
 # Born-digital pages cost the CPU engine a fraction of a second, scans a few seconds: 21 and 7 keep the canary
 # under a minute on the CPU engine on two cores.
 ARTICLES = [(1, 1), (2, 1), (3, 2), (4, 2), (5, 3), (17, 1), (18, 2), (19, 2), (20, 3), (21, 1)]
@@ -199,6 +227,12 @@ BUILDERS: list[Callable[[], CanaryPage]] = [
     *(lambda s=s: scan_page(f"scan_text_{s}", s) for s in (14, 15, 16)),
     lambda: foreign_page("french_27", 27, "fr"),
     lambda: foreign_page("german_28", 28, "de"),
+    # Near-blank scans: a model that invents text for them fails the canary (model_canary counts the pages whose
+    # answers the engine withheld or fell back on as degenerate).
+    lambda: blank_page("blank_bleed_29", near_blank.bleed_through(120, 1.5)),
+    lambda: blank_page("blank_bleed_30", near_blank.darkest(near_blank.bleed_through(150, 2.0), near_blank.specks(60))),
+    lambda: blank_page("blank_specks_31", near_blank.specks(40)),
+    lambda: blank_page("blank_stamp_32", near_blank.stamp(), "RECEIVED\n\nMAR 12 1911", ("RECEIVED",)),
 ]
 
 

@@ -3,6 +3,9 @@
 Pages are rendered in the PDF sandbox as the pipeline renders them (same size, same text layer), so the engine
 sees what a partition would send it. A page the engine fell back on scores as an empty answer: the text layer
 is not the engine's reading, and a server that fails every page must fail the canary, not pass on the layers.
+A page whose answers the engine judged degenerate to the end (a loop, a paragraph written twice, text the page's
+print cannot hold, ...: it fell back, or kept no answer) is also counted as a model failure: a model that does it
+on every blank page scores well on the tests (an empty page passes a blank-page test) but must not pass.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 from ocr_pipeline.canary.bench_set import BenchPage, BenchSet
 from ocr_pipeline.canary.olmo_tests import SUPPORTED_TYPES, run_test
 from ocr_pipeline.engines.base import OcrEngine, PageFactory, page_runner
-from ocr_pipeline.pdf.sandbox import PdfSandbox, SandboxAborted, time_limit
+from ocr_pipeline.pdf.sandbox.parent import PdfSandbox, SandboxAborted, time_limit
 from ocr_pipeline.records import PageInput, PageResult
 
 
@@ -29,6 +32,8 @@ class EvalResult:
     failures: list[str] = field(default_factory=list)
     pages: int = 0
     fallback_pages: int = 0
+    # Page name -> the last reason the engine gave for judging its answers degenerate (it kept none of them).
+    model_failures: dict[str, str] = field(default_factory=dict)
     unreadable_pages: list[str] = field(default_factory=list)
     seconds: float = 0.0
     answers: dict[str, str] = field(default_factory=dict)  # page name -> the engine's Markdown ("" on fallback)
@@ -42,6 +47,11 @@ class EvalResult:
     def scored(self) -> int:
         """Tests scored (math and unknown types are not)."""
         return sum(v[1] for k, v in self.by_type.items() if not k.endswith("(skipped)"))
+
+    @property
+    def model_failure_share(self) -> float:
+        """Pages whose every answer was degenerate, over the pages read."""
+        return len(self.model_failures) / self.pages if self.pages else 0.0
 
     @property
     def pass_rate(self) -> float:
@@ -61,7 +71,7 @@ def _same(page_input: PageInput) -> PageInput:
 
 
 # Small sets (the canary's) keep their rendered pages for the process: a sensor's canary run, an eval and the
-# test server's oracle in one process render the same 28 pages once. Keyed by the set's digest (its tests and PDF
+# test server's oracle in one process render the same 32 pages once. Keyed by the set's digest (its tests and PDF
 # bytes) and the image size, so a changed set or size renders again; large user sets are never held.
 MAX_CACHED_PAGES = 64
 _rendered: dict[tuple[str, str, int], tuple[dict[BenchPage, PageInput], list[str]]] = {}
@@ -100,6 +110,14 @@ def _render(bench: BenchSet, target_dim: int) -> tuple[dict[BenchPage, PageInput
     return inputs, missing
 
 
+def _degenerate_to_the_end(answer: PageResult) -> str | None:
+    """The engine's last reason for a page it kept no answer of (fell back on, or withheld), if degenerate."""
+    reasons = answer.extra.get("retried_for")
+    if not (answer.is_fallback or answer.extra.get("withheld")) or not isinstance(reasons, list) or not reasons:
+        return None
+    return str(reasons[-1])
+
+
 def evaluate(
     bench: BenchSet, engine: OcrEngine, target_dim: int, progress: Callable[[int, int], None] | None = None
 ) -> EvalResult:
@@ -120,6 +138,8 @@ def evaluate(
         answer = answers.get((page.pdf, page.page))
         if answer is not None and answer.is_fallback:
             result.fallback_pages += 1
+        if answer is not None and (why := _degenerate_to_the_end(answer)):
+            result.model_failures[page.name] = why
         result.answers[page.name] = answer.text if answer is not None and not answer.is_fallback else ""
     names = {(p.pdf, p.page): p.name for p in bench.pages}
     by_type: dict[str, list[int]] = defaultdict(lambda: [0, 0])

@@ -14,6 +14,7 @@ from pathlib import Path
 from ocr_pipeline.canary.bench_set import BenchSet, load_bench_set, shipped_tests_file
 from ocr_pipeline.canary.evaluate import EvalResult, evaluate
 from ocr_pipeline.canary.verdict import (
+    MAX_MODEL_FAILURE_SHARE,
     CanaryVerdict,
     canary_fingerprint,
     now_iso,
@@ -75,7 +76,9 @@ def run_canary(
     result = evaluate(bench, build_engine(settings), settings.target_longest_image_dim, progress)
     verdict = CanaryVerdict(
         fingerprint=fingerprint,
-        passed=result.scored > 0 and result.pass_rate >= min_pass_rate,
+        passed=result.scored > 0
+        and result.pass_rate >= min_pass_rate
+        and result.model_failure_share <= MAX_MODEL_FAILURE_SHARE,
         pass_rate=round(result.pass_rate, 4),
         min_pass_rate=min_pass_rate,
         engine=name,
@@ -88,6 +91,7 @@ def run_canary(
         finished_at=now_iso(),
         run_id=run_id,
         by_type=result.by_type,
+        model_failure_pages=len(result.model_failures),
     )
     if shipped and workspace is not None:
         write_verdict(workspace, verdict)  # last: the marker the sensor reads

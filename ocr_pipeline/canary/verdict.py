@@ -18,6 +18,10 @@ from urllib.parse import urlsplit, urlunsplit
 from ocr_pipeline.workspace.storage import Workspace
 
 CANARY_PREFIX = "canary/"
+# The share of the canary's pages whose every answer the engine may judge degenerate (a loop, a paragraph written
+# twice, invented text, another language): a right model has none on these pages; one in twenty is bad luck, more is
+# a model that does it systematically (every near-blank page invented: 4 of 32), however well the rest scores.
+MAX_MODEL_FAILURE_SHARE = 0.05
 
 
 def public_server(server: str | None) -> str:
@@ -41,6 +45,7 @@ def canary_fingerprint(
         "server": public_server(server),
         "set": set_digest,
         "min_pass_rate": min_rate,
+        "max_model_failure_share": MAX_MODEL_FAILURE_SHARE,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -63,14 +68,19 @@ class CanaryVerdict:
     finished_at: str
     run_id: str = ""
     by_type: dict[str, list[int]] | None = None
+    model_failure_pages: int = 0  # pages whose every answer was degenerate (absent from markers before it)
 
     def summary(self, subject: str = "model canary") -> str:
-        """One line: `subject`, verdict, rate against threshold, and what was judged."""
+        """One line: `subject`, verdict, rate against threshold, degenerate pages, and what was judged."""
         word = "passed" if self.passed else "FAILED"
         target = f"model {self.model!r} at {self.server}" if self.server else f"the {self.engine} engine"
+        failures = ""
+        if self.model_failure_pages:
+            allowed = int(MAX_MODEL_FAILURE_SHARE * self.pages)
+            failures = f", {self.model_failure_pages} pages with only degenerate answers (at most {allowed})"
         return (
             f"{subject} {word} for {target}: {self.pass_rate:.1%} of {self.tests} tests "
-            f"(needs {self.min_pass_rate:.0%}), {self.pages} pages in {self.seconds:.0f} s"
+            f"(needs {self.min_pass_rate:.0%}){failures}, {self.pages} pages in {self.seconds:.0f} s"
         )
 
 

@@ -56,6 +56,11 @@ def canary_metadata(result: EvalResult, verdict: CanaryVerdict, marker: str) -> 
         "fingerprint": verdict.fingerprint,
         "pages": MetadataValue.int(result.pages),
         "fallback_pages": MetadataValue.int(result.fallback_pages),
+        # Pages whose every answer the engine judged degenerate, and why: more than one in twenty fails the canary.
+        "model_failure_pages": MetadataValue.int(len(result.model_failures)),
+        "model_failures": MetadataValue.md(
+            "\n".join(f"- `{page}`: {why}" for page, why in list(result.model_failures.items())[:40]) or "none"
+        ),
         "seconds": MetadataValue.float(round(result.seconds, 1)),
         "failures": MetadataValue.md("\n".join(f"- `{t}`" for t in result.failures[:40]) or "none"),
         "verdict_marker": marker,

@@ -6,7 +6,7 @@ from typing import Any
 
 from ocr_pipeline.inputs.fetch import InputMissing, InputTooLarge, open_input
 from ocr_pipeline.pdf.probe import InputFacts, probe_path
-from ocr_pipeline.pdf.sandbox import PdfSandbox, SandboxAborted
+from ocr_pipeline.pdf.sandbox.parent import PdfSandbox, SandboxAborted
 from ocr_pipeline.workspace.storage import Workspace
 
 

@@ -15,11 +15,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from ocr_pipeline.pdf.furniture import band_signatures
-from ocr_pipeline.pdf.layout_budget import LayoutBudget, join_notes
+from ocr_pipeline.layout.budget import LayoutBudget, join_notes
+from ocr_pipeline.layout.furniture import band_signatures
 from ocr_pipeline.pdf.probe import open_pdf
 from ocr_pipeline.pdf.render import image_to_page, render_pdf_page, repair_crop_box
-from ocr_pipeline.pdf.text_layer import (
+from ocr_pipeline.records import TEXT_LAYOUT, TEXT_PLAIN
+from ocr_pipeline.settings import MAX_PAGE_PIXELS
+from ocr_pipeline.textlayer.reader import (
     MIN_SCAN_IMAGE_SHARE,
     PageLayout,
     assess_text_layer,
@@ -29,8 +31,6 @@ from ocr_pipeline.pdf.text_layer import (
     plain_text,
     write_scripts,
 )
-from ocr_pipeline.records import TEXT_LAYOUT, TEXT_PLAIN
-from ocr_pipeline.settings import MAX_PAGE_PIXELS
 
 # The two kinds of text layer a row can carry (its `text_layer_kind`; see records).
 LAYOUT, PLAIN = TEXT_LAYOUT, TEXT_PLAIN
@@ -56,10 +56,9 @@ PAGE_SCHEMA = pa.schema(
 )
 
 
-# Layouts of documents up to this many pages are kept between the two passes; longer ones are read twice.
-MAX_CACHED_LAYOUTS = 300
-# ... and no more than this many text runs in all (about 60 MB): a document of dense pages is read twice instead.
-MAX_CACHED_RUNS = 200_000
+# Layouts holding this many text runs and ruling lines in all (about 60 MB) are kept between the two passes; the
+# pages past them are read twice. Counted in boxes, not pages: one page may hold 30,000 runs or 12,000 rules.
+MAX_CACHED_BOXES = 200_000
 # A head or footer line on this share of a document's pages (and on two at least) is a running head.
 REPEAT_SHARE = 0.25
 
@@ -78,6 +77,7 @@ def _repeated_lines(
     """
     counts: dict[str, int] = {}
     n = len(doc)
+    cached = 0
     for index in range(n if n > 1 else 0):
         if on_page is not None:
             on_page(index + 1)
@@ -94,16 +94,13 @@ def _repeated_lines(
             raise  # the document's, not the page's: the sandbox rejects it as memory_exceeded
         except Exception:  # noqa: BLE001 - the page fails again, with its reason, in the second pass
             continue
-        if n <= MAX_CACHED_LAYOUTS and (keep is None or index in keep) and _room(cache, layout):
+        size = len(layout.runs) + len(layout.rules)
+        if (keep is None or index in keep) and cached + size <= MAX_CACHED_BOXES:
             cache[index] = layout
+            cached += size
         for sig in band_signatures(layout.runs, layout.height):
             counts[sig] = counts.get(sig, 0) + 1
     return {sig for sig, k in counts.items() if k >= max(2, REPEAT_SHARE * n)}
-
-
-def _room(cache: dict[int, PageLayout], layout: PageLayout) -> bool:
-    """Whether `layout` fits in the cache under MAX_CACHED_RUNS."""
-    return sum(len(c.runs) for c in cache.values()) + len(layout.runs) <= MAX_CACHED_RUNS
 
 
 class _LayoutReader:

@@ -12,15 +12,17 @@ from typing import Any
 PREFIX = "ocr_pipeline__quality__"
 # Attribute name suffix -> the manifest's `quality` key it reads ("flagged" is derived below).
 _NUMERIC = {"repetition": "repetition", "repeat_run": "repeat_run", "chars_per_sq_in": "chars_per_sq_in",
-            "text_layer_agreement": "text_layer_agreement"}  # fmt: skip
-_FLAGS = {"degenerate": "degenerate", "truncated": "truncated", "blank_text": "blank_text",
-          "wrong_language": "wrong_language", "language_mismatch": "language_mismatch",
+            "text_layer_agreement": "text_layer_agreement", "print_capacity": "print_capacity"}  # fmt: skip
+_FLAGS = {"degenerate": "degenerate", "duplicate_paragraph": "duplicate_paragraph", "truncated": "truncated",
+          "blank_text": "blank_text", "invented_text": "invented_text", "wrong_language": "wrong_language",
+          "language_mismatch": "language_mismatch",
           "declared_language_mismatch": "declared_language_mismatch"}  # fmt: skip
-# A page worth dropping from training data whatever the corpus: a loop, a cut-off answer, text made up for a
-# blank page, answers in another language than the page's own text layer (the engine fell back after them). A
+# A page worth dropping from training data whatever the corpus: a loop, a paragraph written twice, a cut-off
+# answer, text made up for a blank page or more than its print holds, answers in another language than the page's
+# own text layer (the engine fell back after them). A
 # mismatch with the document's majority language is left out: bilingual documents are real; so is a front matter
 # that names another language than the words (a model's slip on a page that may still be read right).
-_FLAGGED_BY = ("degenerate", "truncated", "blank_text", "wrong_language")
+_FLAGGED_BY = ("degenerate", "duplicate_paragraph", "truncated", "blank_text", "invented_text", "wrong_language")
 QUALITY_ATTRIBUTES = tuple(PREFIX + name for name in (*_NUMERIC, *_FLAGS, "flagged"))
 
 

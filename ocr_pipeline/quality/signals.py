@@ -8,16 +8,25 @@ from dataclasses import dataclass
 from typing import Any
 
 from ocr_pipeline.quality.agreement import text_layer_agreement
-from ocr_pipeline.quality.degenerate import REPETITION_LOOP, TRUNCATED, WRONG_LANGUAGE
+from ocr_pipeline.quality.degenerate import (
+    DUPLICATED_PARAGRAPH,
+    INVENTED_TEXT,
+    REPETITION_LOOP,
+    TRUNCATED,
+    WRONG_LANGUAGE,
+)
 from ocr_pipeline.quality.density import chars_per_sq_in, text_on_blank
+from ocr_pipeline.quality.duplicates import duplicated_paragraph
 from ocr_pipeline.quality.language import language_mismatch, majority_language
+from ocr_pipeline.quality.print_ink import invented_text
+from ocr_pipeline.quality.repeats import tokens
 from ocr_pipeline.quality.repetition import repetition
 from ocr_pipeline.quality.truncation import truncation
 from ocr_pipeline.quality.wrong_language import declared_language_mismatch
 from ocr_pipeline.records import PageResult
 
 # Bumped when a signal's definition or threshold changes, so readers can tell old values from new.
-QUALITY_VERSION = 3  # 2: wrong_language; 3: declared_language_mismatch
+QUALITY_VERSION = 4  # 2: wrong_language; 3: declared_language_mismatch; 4: loops by length, duplicates, print
 
 
 @dataclass(frozen=True)
@@ -28,27 +37,34 @@ class PageFacts:
     height: int = 0
     trusted_text_layer: str = ""  # "" unless the probe trusts the layer (then it is a fair reference)
     ink_pixels: int | None = None  # counted for pages without a text layer (the blank-page check needs it too)
+    print_capacity: int | None = None  # letters the image's print can hold, measured with the ink (print_ink)
 
 
 def page_signals(page: PageResult, facts: PageFacts) -> dict[str, Any]:
     """Every per-page signal of one result; `language_mismatch` waits for the document (add_document_language)."""
     text = page.text or ""
-    rep = repetition(text)
+    found = tokens(text)
+    rep = repetition(text, facts.trusted_text_layer, found)
+    copy = duplicated_paragraph(found, facts.trusted_text_layer)
     finish = page.extra.get("finish_reason")
     cut = truncation(text, finish if isinstance(finish, str) else None)
     # A fallback's text is the layer itself: agreeing with it says nothing about the engine.
     agreement = None if page.is_fallback else text_layer_agreement(text, facts.trusted_text_layer)
     # A page the VLM engine fell back on after degenerate answers (degenerate.degenerate_reason) holds the
     # layer's text, which measures clean; the verdicts keep the engine's answers, so the page stays flagged in
-    # the Dolma attributes and counted by the partition gates instead of passing as a good page.
-    retried = page.extra.get("retried_for") if page.is_fallback else None
+    # the Dolma attributes and counted by the partition gates instead of passing as a good page. So does a page
+    # whose answers the engine withheld (invented text: the page keeps no text).
+    retried = page.extra.get("retried_for") if page.is_fallback or page.extra.get("withheld") else None
     answers = [r for r in retried if isinstance(r, str)] if isinstance(retried, list) else []
     return {
         "version": QUALITY_VERSION,
         "repetition": rep.share,
         "repeat_run": rep.longest_run,
+        "repeat_period": rep.period,
         "char_run": rep.char_run,
         "degenerate": rep.degenerate or REPETITION_LOOP in answers,
+        "duplicate_paragraph": copy is not None or any(r.startswith(DUPLICATED_PARAGRAPH) for r in answers),
+        "duplicate_words": copy.length if copy is not None else 0,
         "finish_reason": cut.finish_reason,
         "open_table": cut.open_table,
         "open_formula": cut.open_formula,
@@ -66,6 +82,9 @@ def page_signals(page: PageResult, facts: PageFacts) -> dict[str, Any]:
         "text_layer_agreement": agreement,
         "chars_per_sq_in": chars_per_sq_in(text, facts.width, facts.height),
         "blank_text": text_on_blank(text, bool(page.extra.get("blank_page")), facts.ink_pixels),
+        "print_capacity": facts.print_capacity,
+        "invented_text": invented_text(text, facts.print_capacity) is not None
+        or any(r.startswith(INVENTED_TEXT) for r in answers),
     }
 
 

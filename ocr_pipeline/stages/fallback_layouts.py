@@ -15,7 +15,7 @@ from typing import Any
 
 from ocr_pipeline.inputs.fetch import open_input
 from ocr_pipeline.pdf.probe import sha256_file
-from ocr_pipeline.pdf.sandbox import PdfSandbox, SandboxAborted, time_limit
+from ocr_pipeline.pdf.sandbox.parent import PdfSandbox, SandboxAborted, time_limit
 from ocr_pipeline.quality import PageFacts
 from ocr_pipeline.records import TEXT_LAYOUT, TEXT_PLAIN, PageResult
 from ocr_pipeline.settings import DEFAULT_PDF_MEMORY_MB

@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from ocr_pipeline.inputs.fetch import InputMissing, open_input
 from ocr_pipeline.pdf.input_facts import probe_location
-from ocr_pipeline.pdf.sandbox import PdfSandbox, SandboxAborted
+from ocr_pipeline.pdf.sandbox.parent import PdfSandbox, SandboxAborted
 from ocr_pipeline.records import Rejection
 from ocr_pipeline.settings import DEFAULT_PDF_MEMORY_MB
 from ocr_pipeline.stages.pdf_inventory import read_group

@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from ocr_pipeline.inputs.fetch import InputMissing, open_input
 from ocr_pipeline.pdf.page_rows import PAGE_SCHEMA
-from ocr_pipeline.pdf.sandbox import PdfSandbox, SandboxAborted, time_limit
+from ocr_pipeline.pdf.sandbox.parent import PdfSandbox, SandboxAborted, time_limit
 from ocr_pipeline.records import TEXT_LAYOUT, Rejection
 from ocr_pipeline.settings import DEFAULT_PDF_MEMORY_MB
 from ocr_pipeline.stages.pdf_inventory import read_group

@@ -12,7 +12,7 @@ import pyarrow as pa
 from ocr_pipeline.inputs.archives import ExpansionBudget, remove_done_members
 from ocr_pipeline.inputs.specs import resolve_inputs
 from ocr_pipeline.pdf.input_facts import probe_location
-from ocr_pipeline.pdf.sandbox import PdfSandbox
+from ocr_pipeline.pdf.sandbox.parent import PdfSandbox
 from ocr_pipeline.settings import DEFAULT_MAX_ARCHIVE_BYTES, DEFAULT_PDF_MEMORY_MB
 from ocr_pipeline.stages.inventory_index import append_index, read_known_rows, read_known_rows_split
 from ocr_pipeline.stages.inventory_rows import input_rows

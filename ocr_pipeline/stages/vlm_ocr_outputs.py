@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import functools
-import io
 import json
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
-from PIL import Image
 
 from ocr_pipeline.engines.base import OcrEngine, PageFactory, PageRunner, page_runner
 from ocr_pipeline.quality import PageFacts, add_document_language, page_signals
+from ocr_pipeline.quality.print_ink import PageInk, page_ink
 from ocr_pipeline.records import UNREADABLE_PAGE_PREFIX, PageInput, PageResult
 from ocr_pipeline.settings import DEFAULT_PDF_MEMORY_MB
 from ocr_pipeline.stages.fallback_layouts import FallbackLayouts, RowUpgrade, is_plain, with_layouts
@@ -54,7 +52,6 @@ OCR_SCHEMA = pa.schema(
 # A page is blank when at most this many pixels differ from its background by more than INK_CONTRAST grey
 # levels: a clean or lightly speckled empty scan passes, a page with even one printed digit does not.
 BLANK_MAX_INK_PIXELS = 24
-INK_CONTRAST = 48
 
 
 @dataclass
@@ -102,38 +99,36 @@ def _unreadable(row: dict[str, Any]) -> PageResult:
 
 
 def ink_pixels(png: bytes) -> int:
-    """Pixels of a rendered page that stand out from its background (the median grey), i.e. could be ink."""
-    with Image.open(io.BytesIO(png)) as image:
-        grey = np.asarray(image.convert("L"), dtype=np.int16)
-    background = int(np.median(grey))
-    return int(np.count_nonzero(np.abs(grey - background) > INK_CONTRAST))
+    """Pixels of a rendered page more than INK_CONTRAST grey levels from its background (the median grey)."""
+    return page_ink(png).ink_pixels
 
 
-def _ink(row: dict[str, Any]) -> int | None:
-    """Ink pixels of a page without a text layer (the blank check needs them), None otherwise or if unreadable."""
+def _ink(row: dict[str, Any]) -> PageInk | None:
+    """The ink of a page without a text layer (the blank and print checks need it), None otherwise or if unreadable."""
     if (row.get("text_layer") or "").strip() or not row.get("png"):
         return None
     try:
-        return ink_pixels(row["png"])
+        return page_ink(row["png"])
     except Exception:  # noqa: BLE001 - an image PIL cannot read is the engine's to judge (and to report)
         return None
 
 
-def _facts(row: dict[str, Any], ink: int | None) -> PageFacts:
+def _facts(row: dict[str, Any], ink: PageInk | None) -> PageFacts:
     """What the quality signals need of a page row: its size, its trusted text layer, its ink if counted."""
     trusted = (row.get("text_layer") or "") if row.get("text_layer_trusted") else ""
     return PageFacts(width=row.get("width") or 0, height=row.get("height") or 0, trusted_text_layer=trusted,
-                     ink_pixels=ink)  # fmt: skip
+                     ink_pixels=ink.ink_pixels if ink else None,
+                     print_capacity=ink.capacity if ink else None)  # fmt: skip
 
 
-def _blank(row: dict[str, Any], ink: int | None) -> PageResult | None:
+def _blank(row: dict[str, Any], ink: PageInk | None) -> PageResult | None:
     """An empty-text result for a (near-)uniform page without a text layer, or None to send it to the engine.
 
     Both engines benefit: a thousand blank scans cost a second here instead of an hour of CPU OCR or a thousand
     requests. Not an error and not a fallback, so neither the error-rate gate nor the document's verdict counts
     it; a document whose pages are all blank still ends as `no_text`.
     """
-    if ink is None or ink > BLANK_MAX_INK_PIXELS:
+    if ink is None or ink.ink_pixels > BLANK_MAX_INK_PIXELS:
         return None
     return PageResult(
         source_hash=row["sha256"], page_num=row["page_num"], text="", attempts=0, extra={"blank_page": True}

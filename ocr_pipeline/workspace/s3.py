@@ -120,6 +120,23 @@ def is_missing(exc: BaseException) -> bool:
     return code in {"NoSuchKey", "404", "NotFound", "NoSuchBucket"}
 
 
+def is_unavailable(exc: BaseException) -> bool:
+    """Whether a botocore error means the server could not be reached or failed (5xx) after the client's retries.
+
+    An outage says nothing about the object: a caller that would turn an error into a verdict (a failed data test,
+    a rejected input) must let this one fail its step instead, so that the run is retried once S3 is back.
+    """
+    # Imported here: botocore loads only where S3 is used, and only once something went wrong.
+    from botocore.exceptions import ConnectionError as BotoConnectionError
+    from botocore.exceptions import HTTPClientError
+
+    if isinstance(exc, BotoConnectionError | HTTPClientError):
+        return True
+    response = getattr(exc, "response", None) or {}
+    status = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+    return isinstance(status, int) and status >= 500
+
+
 class S3Workspace:
     """A workspace under `s3://bucket/prefix`: the same keys as on disk, one object each."""
 

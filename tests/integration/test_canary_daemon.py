@@ -1,5 +1,6 @@
 """Through the daemon: a server answering text unrelated to its pages fails the model canary, and the sensor
 launches no partition; once the server answers right and a person materializes the canary again, the group runs.
+A server that reads every page right but invents a page of text for every near-blank scan fails it too.
 
 A real `dagster-daemon run` and `dagster-webserver` (tests/support/dagster_stack.py) on a SQLite instance, the
 sensor turned on and the canary launched over GraphQL as the UI does, and a real VLM test server on 127.0.0.1.
@@ -16,8 +17,10 @@ from pathlib import Path
 import pytest
 
 from tests.support import pdfgen
+from tests.support.canary_oracle import canary_answers
 from tests.support.dagster_stack import REPO, DagsterStack, wait_for
 from tests.support.oracle import right_answers
+from tests.support.vlm_protocol import Fault
 from tests.support.vlm_server import VlmTestServer
 
 UNRELATED = "The annual meeting of the horticultural society took place in the village hall on a wet evening. " * 4
@@ -45,6 +48,25 @@ def _verdicts(workspace: Path) -> list[dict[str, object]]:
     return [json.loads(p.read_text()) for p in sorted((workspace / "canary").glob("*.json"))]
 
 
+def _canary_fails_and_nothing_launches(tmp_path: Path, stack: DagsterStack) -> dict[str, object]:
+    """The sensor launches the canary, which fails; the inventory runs, and further ticks launch no partition."""
+    assert stack.start_sensor("work_group_sensor") == "RUNNING"
+
+    def canary_failed() -> list[dict[str, object]] | None:
+        runs = [r for r in stack.runs("model_canary_job") if r["status"] in FINISHED]
+        return runs if runs and _verdicts(tmp_path / "ws") else None
+
+    [canary] = wait_for("the sensor's canary run to finish", canary_failed, 300, 3)
+    assert canary["status"] == "FAILURE" and canary["tags"]["dagster/sensor_name"] == "work_group_sensor"
+    [verdict] = _verdicts(tmp_path / "ws")
+    assert verdict["passed"] is False
+    # The inventory ran (scanning costs no GPU), the group is registered, and ticks go on launching nothing.
+    wait_for("the inventory run", lambda: [r for r in stack.runs("inventory_job") if r["status"] == "SUCCESS"], 120)
+    time.sleep(10)  # two more ticks
+    assert stack.runs("ocr_job") == [] and len(stack.runs("model_canary_job")) == 1
+    return verdict
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_an_unrelated_server_fails_the_canary_and_the_daemon_launches_no_partition_until_it_passes(
@@ -55,20 +77,8 @@ def test_an_unrelated_server_fails_the_canary_and_the_daemon_launches_no_partiti
     with VlmTestServer(model="olmocr-test", text_for=lambda key: UNRELATED) as server, _stack(
         tmp_path, server.url
     ) as stack:
-        assert stack.start_sensor("work_group_sensor") == "RUNNING"
-
-        def canary_failed() -> list[dict[str, object]] | None:
-            runs = [r for r in stack.runs("model_canary_job") if r["status"] in FINISHED]
-            return runs if runs and _verdicts(tmp_path / "ws") else None
-
-        [canary] = wait_for("the sensor's canary run to finish", canary_failed, 300, 3)
-        assert canary["status"] == "FAILURE" and canary["tags"]["dagster/sensor_name"] == "work_group_sensor"
-        [verdict] = _verdicts(tmp_path / "ws")
-        assert verdict["passed"] is False and float(str(verdict["pass_rate"])) < 0.35
-        # The inventory ran (scanning costs no GPU), the group is registered, and ticks go on launching nothing.
-        wait_for("the inventory run", lambda: [r for r in stack.runs("inventory_job") if r["status"] == "SUCCESS"], 120)
-        time.sleep(10)  # two more ticks
-        assert stack.runs("ocr_job") == [] and len(stack.runs("model_canary_job")) == 1
+        verdict = _canary_fails_and_nothing_launches(tmp_path, stack)
+        assert float(str(verdict["pass_rate"])) < 0.35
 
         # The server is fixed (each page answered with its own words, canary pages too); a person materializes the
         # canary (the UI's button); the next tick runs the group.
@@ -85,3 +95,17 @@ def test_an_unrelated_server_fails_the_canary_and_the_daemon_launches_no_partiti
         assert [v["passed"] for v in _verdicts(tmp_path / "ws")] == [True]  # the same fingerprint, now passed
         assert (tmp_path / "ws" / "dolma" / "g000001.jsonl.gz").exists()
     print(f"canary daemon test: {time.monotonic() - started:.0f}s")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_a_server_inventing_text_for_near_blank_scans_fails_the_canary_and_the_daemon_launches_nothing(
+    tmp_path: Path,
+) -> None:
+    pdfgen.write(tmp_path / "in" / "minutes.pdf", pdfgen.text_pdf([[pdfgen.SENTENCES[i]] for i in range(3)]))
+    # Right answers everywhere but on the canary's near-blank scans, which get a page of prose each.
+    blank = {key for key, text in canary_answers().items() if not text.strip() or text.startswith("RECEIVED")}
+    invent = lambda i, key, n: Fault("invented") if key in blank else None  # noqa: E731 - a one-line schedule
+    with VlmTestServer(model="olmocr-test", schedule=invent) as server, _stack(tmp_path, server.url) as stack:
+        verdict = _canary_fails_and_nothing_launches(tmp_path, stack)
+    assert float(str(verdict["pass_rate"])) >= 0.95 and verdict["model_failure_pages"] == 4

@@ -1,5 +1,6 @@
-"""The model canary through Dagster and the CLI: a right server passes it, an unrelated or looping one fails it,
-the work-group sensor launches no partition until it passed for the configured model and server, and
+"""The model canary through Dagster and the CLI: a right server passes it, an unrelated or looping one fails it, so
+does one that writes a paragraph twice on every page or invents a page of text for every near-blank scan, the
+work-group sensor launches no partition until it passed for the configured model and server, and
 `ocr-pipeline eval` scores the canary or a user's own olmOCR-Bench folder."""
 
 from __future__ import annotations
@@ -22,11 +23,15 @@ from ocr_pipeline.defs.sensors import work_group_sensor
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from tests.support import pdfgen
+from tests.support.canary_oracle import canary_answers
+from tests.support.vlm_protocol import Fault
 from tests.support.vlm_server import VlmTestServer
 
 UNRELATED = "The annual meeting of the horticultural society took place in the village hall on a wet evening. " * 4
 LOOP = "Table of contents. " * 400
 CHECK = AssetCheckKey(MODEL_CANARY, PASS_RATE_CHECK)
+PAGES = 32  # the shipped canary: 21 born-digital pages, 7 scans, 4 near-blank scans (bleed-through, dust, a stamp)
+STAMP = "RECEIVED\n\nMAR 12 1911"
 
 
 def _settings(tmp_path: Path, server: VlmTestServer, **extra: Any) -> PipelineSettings:
@@ -52,8 +57,8 @@ def test_a_right_server_passes_and_an_unrelated_one_fails_the_canary_with_its_ta
     with VlmTestServer(model="olmocr-test") as server:
         settings = _settings(tmp_path, server)
         passed, meta = _materialize_canary(settings, instance)
-        assert len({r.page_key for r in server.completed()}) == meta["pages"] == 28
-    assert passed and meta["pass_rate"] >= 0.95 and meta["fallback_pages"] == 0
+        assert len({r.page_key for r in server.completed()}) == meta["pages"] == PAGES
+    assert passed and meta["pass_rate"] >= 0.95 and meta["fallback_pages"] == meta["model_failure_pages"] == 0
     rows = {row.data["type"]: row.data for row in meta["by_type"].records}
     assert set(rows) == {"present", "absent", "order", "table", "baseline"}
     verdict = read_verdict(LocalWorkspace(settings.workspace), meta["fingerprint"])
@@ -77,8 +82,44 @@ def test_a_looping_server_falls_back_on_every_page_and_fallbacks_score_as_empty_
         passed, meta = _materialize_canary(settings, DagsterInstance.ephemeral())
         per_page = {r.page_key: r.page_request + 1 for r in server.completed()}
     # The born-digital pages' text layers would pass most tests: scored as the engine's empty answers instead.
-    assert not passed and meta["fallback_pages"] == 28 and meta["pass_rate"] < 0.3
+    assert not passed and meta["fallback_pages"] == PAGES and meta["pass_rate"] < 0.3
     assert sorted(set(per_page.values())) == [2]  # each page asked again before it fell back
+
+
+def _near_blank(key: str) -> bool:
+    """Whether the server key is one of the canary's near-blank scans (nothing on them but a stamp)."""
+    return canary_answers().get(key, "x").strip() in ("", STAMP)
+
+
+def _fails_and_launches_nothing(tmp_path: Path, server: VlmTestServer, **extra: Any) -> dict[str, Any]:
+    """Materialize the canary against the server; it fails, and the sensor's next tick launches no partition."""
+    instance = DagsterInstance.ephemeral()
+    settings = _settings(tmp_path, server, **extra)
+    run_inventory(settings, instance)
+    first = _tick(settings, instance, None)
+    assert _kinds(first.run_requests) == ["model_canary_job"]
+    passed, meta = _materialize_canary(settings, instance)
+    assert not passed and _tick(settings, instance, first.cursor).run_requests == []
+    return meta
+
+
+def test_a_server_writing_a_paragraph_twice_on_every_page_fails_the_canary(tmp_path: Path) -> None:
+    with VlmTestServer(model="olmocr-test", schedule=lambda i, key, n: Fault("repeated_paragraph")) as server:
+        meta = _fails_and_launches_nothing(tmp_path, server, max_page_retries=2)
+    # Every page with a paragraph fell back after two such answers; the near-blank ones (nothing to repeat) did not.
+    assert meta["model_failure_pages"] == PAGES - 4 and meta["pass_rate"] < 0.3
+    assert "duplicated paragraph" in meta["model_failures"]
+
+
+def test_a_server_inventing_text_for_every_near_blank_scan_fails_the_canary(tmp_path: Path) -> None:
+    invent = lambda i, key, n: Fault("invented") if _near_blank(key) else None  # noqa: E731 - a one-line schedule
+    with VlmTestServer(model="olmocr-test", schedule=invent) as server:
+        meta = _fails_and_launches_nothing(tmp_path, server)
+        asked = [r for r in server.completed() if r.fault == "invented"]
+    # Every other page read right: the tests alone would pass (an empty answer passes a blank-page test) ...
+    assert meta["pass_rate"] >= 0.95 and meta["fallback_pages"] == 0
+    # ... but four pages kept no answer, their text invented twice each: a model that does it systematically.
+    assert meta["model_failure_pages"] == 4 and len(asked) == 8 and "invented text" in meta["model_failures"]
 
 
 def _tick(settings: PipelineSettings, instance: DagsterInstance, cursor: str | None) -> SensorResult:

@@ -1,6 +1,6 @@
 """Renderer children that stream real batches, then misbehave: `python -m tests.support.batch_children MODE [GATE]`.
 
-The child is ocr_pipeline.pdf.sandbox_child itself; only the announcement of a render's second batch is
+The child is ocr_pipeline.pdf.sandbox.child itself; only the announcement of a render's second batch is
 replaced (a one-batch input renders normally):
   crash        the child dies there, the way a segfault does (its second batch file is written, never announced)
   hang         the child sleeps there for an hour
@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from ocr_pipeline.pdf import sandbox_child
+from ocr_pipeline.pdf.sandbox import child as sandbox_child
 
 
 def _misbehave(mode: str, reply: dict[str, Any], replies: Any) -> dict[str, Any]:

@@ -132,7 +132,8 @@ class DagsterStack:
         return self
 
     def _spawn(self, name: str, cmd: list[str]) -> None:
-        log = open(self.home / f"{name}.log", "wb")  # noqa: SIM115 - owned by the process for its life
+        # Appended to: a stack started again after kill() keeps the first life's log.
+        log = open(self.home / f"{name}.log", "ab")  # noqa: SIM115 - owned by the process for its life
         self._procs[name] = subprocess.Popen(
             cmd, cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
@@ -203,6 +204,16 @@ class DagsterStack:
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(5)
+        self._procs.clear()
+
+    def kill(self) -> None:
+        """SIGKILL both process groups at once (the daemon's code server and run workers with it), as a node
+        restart or an OOM kill of `dagster dev` does: no process gets to record anything. `start()` again after."""
+        for proc in self._procs.values():
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+        for proc in self._procs.values():
+            proc.wait(10)
         self._procs.clear()
 
     def __enter__(self) -> DagsterStack:

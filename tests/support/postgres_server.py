@@ -44,7 +44,15 @@ class PostgresOnTcp:
             server.ensure_pgdata_inited()
         self._bin = server.bin_path
         self._user = server.system_user  # "pgserver" when we are root, else None (ourselves)
-        log = open(self.pgdata.parent / "postgres.log", "wb")  # noqa: SIM115 - owned by the process for its life
+        self._launch(timeout_s)
+        created = self._psql("postgres", f"CREATE DATABASE {DATABASE}")
+        if created.returncode != 0:
+            raise RuntimeError(created.stderr)
+        return self
+
+    def _launch(self, timeout_s: float) -> None:
+        """Start `postgres` on the cluster and wait until it accepts queries."""
+        log = open(self.pgdata.parent / "postgres.log", "ab")  # noqa: SIM115 - owned by the process for its life
         cmd = [str(self._bin / "postgres"), "-D", str(self.pgdata), "-h", "127.0.0.1", "-p", str(self.port),
                "-k", str(self.pgdata), "-c", "fsync=off", "-c", "max_connections=200"]  # fmt: skip
         self._proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, user=self._user)
@@ -58,10 +66,13 @@ class PostgresOnTcp:
         else:
             self.stop()
             raise TimeoutError(f"PostgreSQL did not answer on 127.0.0.1:{self.port} within {timeout_s}s")
-        created = self._psql("postgres", f"CREATE DATABASE {DATABASE}")
-        if created.returncode != 0:
-            raise RuntimeError(created.stderr)
-        return self
+
+    def restart(self, down_s: float = 0.0, timeout_s: float = 60.0) -> None:
+        """A server restart on the same data and port (fast shutdown: every open connection is cut, as when
+        a database host restarts), down for `down_s` seconds; waits until it accepts queries again."""
+        self._shutdown()
+        time.sleep(down_s)
+        self._launch(timeout_s)
 
     def _psql(self, database: str, sql: str) -> subprocess.CompletedProcess[str]:
         cmd = [str(self._bin / "psql"), "-h", "127.0.0.1", "-p", str(self.port), "-U", USER, "-d", database,
@@ -85,8 +96,8 @@ class PostgresOnTcp:
             "DAGSTER_PG_DB": DATABASE,
         }
 
-    def stop(self) -> None:
-        """Fast shutdown (SIGINT: roll back open transactions, then exit), then remove the data."""
+    def _shutdown(self) -> None:
+        """Fast shutdown (SIGINT: roll back open transactions, then exit); the data stays."""
         if self._proc is not None and self._proc.poll() is None:
             os.kill(self._proc.pid, 2)
             try:
@@ -95,6 +106,10 @@ class PostgresOnTcp:
                 self._proc.kill()
                 self._proc.wait(5)
         self._proc = None
+
+    def stop(self) -> None:
+        """Fast shutdown, then remove the data."""
+        self._shutdown()
         self._tmp.cleanup()
 
     def __enter__(self) -> PostgresOnTcp:

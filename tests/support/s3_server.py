@@ -81,7 +81,7 @@ class SeaweedS3:
             f"-s3.port={p['s3']}", f"-admin.port={p['admin']}", "-s3.port.iceberg=0", "-s3.port.lance=0",
             "-webdav=false", "-admin.ui=false", f"-s3.config={self.data_dir / 's3.json'}",
         ]  # fmt: skip
-        log = open(self.data_dir / "weed.log", "wb")  # noqa: SIM115 - owned by the process for its life
+        log = open(self.data_dir / "weed.log", "ab")  # noqa: SIM115 - owned by the process for its life
         self._proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
@@ -118,15 +118,20 @@ class SeaweedS3:
             "AWS_DEFAULT_REGION": "us-east-1",
         }
 
-    def stop(self) -> None:
-        """Stop the server and remove its data."""
+    def pause(self) -> None:
+        """Stop the server and keep its data and ports: `start()` brings the same objects back (an outage)."""
         if self._proc is not None and self._proc.poll() is None:
             os.killpg(self._proc.pid, 15)
             try:
                 self._proc.wait(10)
             except subprocess.TimeoutExpired:
                 os.killpg(self._proc.pid, 9)
+                self._proc.wait(5)
         self._proc = None
+
+    def stop(self) -> None:
+        """Stop the server and remove its data."""
+        self.pause()
         if self._tmp is not None:
             self._tmp.cleanup()
 

@@ -32,7 +32,10 @@ ALLOWED_TEMPERATURES = (0.1, 0.2, 0.3, 0.5, 0.8, 0.9, 1.0)
 ALLOWED_KEYS = {"model", "messages", "max_tokens", "temperature", "guided_regex", "structured_outputs"}
 FAULT_KINDS = ("status", "429", "slow", "drop", "garbage", "length", "missing_key", "over_context", "rotate")
 # The model's own failures (tests/support/vlm_answers.py): a well-formed reply whose text is not the page's.
-MODEL_FAILURES = ("loop", "truncated", "language", "blank_text", "unrelated")
+MODEL_FAILURES = (
+    "loop", "truncated", "language", "blank_text", "unrelated", "line_loop", "block_loop", "repeated_paragraph",
+    "invented",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

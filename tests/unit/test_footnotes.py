@@ -9,9 +9,9 @@ import pypdfium2 as pdfium
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from ocr_pipeline.pdf.boxes import Box
-from ocr_pipeline.pdf.footnotes import footnote_ids
-from ocr_pipeline.pdf.text_layer import extract_page_text
+from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.footnotes import footnote_ids
+from ocr_pipeline.textlayer.reader import extract_page_text
 
 LEFT = [f"left column body sentence {i:02d} goes on" for i in range(30)]
 RIGHT = [f"right column body sentence {i:02d} goes on" for i in range(34)]

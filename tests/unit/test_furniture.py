@@ -10,10 +10,10 @@ import pypdfium2 as pdfium
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from ocr_pipeline.pdf.furniture import furniture_rows
+from ocr_pipeline.layout.furniture import furniture_rows
+from ocr_pipeline.layout.reading_order import Box
 from ocr_pipeline.pdf.page_rows import document_pages
-from ocr_pipeline.pdf.reading_order import Box
-from ocr_pipeline.pdf.text_layer import extract_page_text
+from ocr_pipeline.textlayer.reader import extract_page_text
 from tests.support import layout_pdfs, pdfgen
 
 S = pdfgen.SENTENCES

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pypdfium2 as pdfium
 
-from ocr_pipeline.pdf.reading_order import Box, join_line
-from ocr_pipeline.pdf.text_layer import extract_page_text
+from ocr_pipeline.layout.reading_order import Box, join_line
+from ocr_pipeline.textlayer.reader import extract_page_text
 from tests.support.glyph_pdfs import PAGE_WIDTH, SIZE, line_baselines, raw_text_pdf
 
 # A superscript minus the font maps to no character (code 3), then the reference list that used to come out

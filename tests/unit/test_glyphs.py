@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pypdfium2 as pdfium
 
-from ocr_pipeline.pdf.drop_caps import join_drop_caps
-from ocr_pipeline.pdf.glyphs import Glyph, split_runs
-from ocr_pipeline.pdf.reading_order import Box
-from ocr_pipeline.pdf.text_layer import extract_page_text
+from ocr_pipeline.layout.drop_caps import join_drop_caps
+from ocr_pipeline.layout.reading_order import Box
+from ocr_pipeline.textlayer.glyphs import Glyph, split_runs
+from ocr_pipeline.textlayer.reader import extract_page_text
 from tests.support import layout_pdfs
 from tests.support.glyph_pdfs import outsize_symbol_pdf
 

@@ -11,21 +11,24 @@ import pypdfium2 as pdfium
 import pytest
 
 from ocr_pipeline.engines.cpu import CpuEngine
-from ocr_pipeline.engines.cpu.scan_layout import margin_pieces
-from ocr_pipeline.pdf import glyph_bounds, layout_budget, math_latex, page_rows
-from ocr_pipeline.pdf.boxes import Box
-from ocr_pipeline.pdf.columns import RegionTooLarge, crossing, gutter_candidates, inset_block, line_number_stacks
-from ocr_pipeline.pdf.drop_caps import join_drop_caps
-from ocr_pipeline.pdf.footnotes import footnote_ids
-from ocr_pipeline.pdf.glyphs import Glyph
-from ocr_pipeline.pdf.layout_budget import BudgetSpent, LayoutBudget, join_notes
-from ocr_pipeline.pdf.math_latex import latex_formulas
+from ocr_pipeline.layout import budget as layout_budget
+from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget, join_notes
+from ocr_pipeline.layout.columns import RegionTooLarge, crossing, gutter_candidates, inset_block, line_number_stacks
+from ocr_pipeline.layout.drop_caps import join_drop_caps
+from ocr_pipeline.layout.footnotes import footnote_ids
+from ocr_pipeline.layout.reading_order import find_column_cut, order_lines, order_text
+from ocr_pipeline.layout.scan_layout import margin_pieces
+from ocr_pipeline.layout.simple_order import simple_lines
+from ocr_pipeline.layout.table_html import Rule, find_tables
+from ocr_pipeline.pdf import page_rows
 from ocr_pipeline.pdf.page_rows import document_pages
-from ocr_pipeline.pdf.reading_order import find_column_cut, order_lines, order_text
-from ocr_pipeline.pdf.simple_order import simple_lines
-from ocr_pipeline.pdf.table_html import Rule, find_tables
-from ocr_pipeline.pdf.text_layer import layout_text, page_layout
 from ocr_pipeline.records import PageInput
+from ocr_pipeline.textlayer import glyph_bounds
+from ocr_pipeline.textlayer.glyphs import Glyph
+from ocr_pipeline.textlayer.math import latex as math_latex
+from ocr_pipeline.textlayer.math.latex import latex_formulas
+from ocr_pipeline.textlayer.reader import layout_text, page_layout
 from tests.support import pdfgen
 from tests.support.bounds_pdfs import lines_pdf, placed_text_pdf, prose, scattered_pdf
 
@@ -179,7 +182,7 @@ def test_bounds_that_fire_are_noted_on_the_page_row(tmp_path: Path) -> None:
     assert join_notes(None, ["a", "b"], ["a"], "") == "a; b" and join_notes(None, []) is None
 
 
-def test_layouts_kept_between_the_passes_are_bounded_in_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_layouts_kept_between_the_passes_are_bounded_in_boxes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pages = [[pdfgen.SENTENCES[k % 8]] for k in range(6)]
     path = pdfgen.write(tmp_path / "doc.pdf", pdfgen.text_pdf(pages))
     every_layout_kept = [r["text_layer"] for r in document_pages("pdf", str(path), 200)]
@@ -188,11 +191,11 @@ def test_layouts_kept_between_the_passes_are_bounded_in_runs(tmp_path: Path, mon
         cache: dict[int, page_rows.PageLayout] = {}
         page_rows._repeated_lines(doc, cache, {})
         assert len(cache) == 6
-        runs = len(cache[0].runs)
-        monkeypatch.setattr(page_rows, "MAX_CACHED_RUNS", 2 * runs)
+        boxes = len(cache[0].runs) + len(cache[0].rules)
+        monkeypatch.setattr(page_rows, "MAX_CACHED_BOXES", 2 * boxes)
         cache.clear()
         page_rows._repeated_lines(doc, cache, {})
-        assert sum(len(c.runs) for c in cache.values()) <= 2 * runs < 6 * runs
+        assert sum(len(c.runs) + len(c.rules) for c in cache.values()) <= 2 * boxes < 6 * boxes
     finally:
         doc.close()
     # Pages not kept are read again in the second pass, to the same text.

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pypdfium2 as pdfium
 import pytest
 
-from ocr_pipeline.pdf import math_latex
-from ocr_pipeline.pdf.glyphs import Glyph
-from ocr_pipeline.pdf.math_latex import _items, latex_formulas, outside_math
-from ocr_pipeline.pdf.math_layout import build, build_rows
-from ocr_pipeline.pdf.math_rows import Item, Rule, display_latex
-from ocr_pipeline.pdf.math_symbols import decode_extension, is_math_font, symbol_latex
-from ocr_pipeline.pdf.text_layer import extract_page_text, write_scripts
+from ocr_pipeline.textlayer.glyphs import Glyph
+from ocr_pipeline.textlayer.math import latex as math_latex
+from ocr_pipeline.textlayer.math.latex import _items, latex_formulas, outside_math
+from ocr_pipeline.textlayer.math.layout import build, build_rows
+from ocr_pipeline.textlayer.math.rows import FractionBar, Item, display_latex
+from ocr_pipeline.textlayer.math.symbols import decode_extension, is_math_font, symbol_latex
+from ocr_pipeline.textlayer.reader import extract_page_text, write_scripts
 from tests.support.math_pdfs import glyph, page, rule, text_line
 
 
@@ -44,18 +44,18 @@ def test_sub_and_superscript_on_one_base_and_nested_scripts() -> None:
 
 def test_fraction_from_a_rule_with_stacks_above_and_below() -> None:
     items = [_it("y", 0, 100), _it("=", 8, 100), _it("a", 20, 108), _it("b", 20, 93)]
-    assert build(items, [Rule(18, 102.3, 27, 102.7)]) == "y=\\frac{a}{b}"
+    assert build(items, [FractionBar(18, 102.3, 27, 102.7)]) == "y=\\frac{a}{b}"
 
 
 def test_nested_fraction_innermost_first() -> None:
     items = [_it("1", 20, 113), _it("1", 14, 95), _it("+", 20, 95), _it("x", 30, 100, 7), _it("2", 30, 92, 7)]
-    rules = [Rule(12, 108, 40, 108.4), Rule(29, 97.3, 35, 97.7)]
+    rules = [FractionBar(12, 108, 40, 108.4), FractionBar(29, 97.3, 35, 97.7)]
     assert build(items, rules) == "\\frac{1}{1+\\frac{x}{2}}"
 
 
 def test_radical_sign_with_its_rule() -> None:
     items = [_it("\\surd", 0, 98, 10, 8), _it("x", 9, 100), _it("+", 15, 100), _it("1", 22, 100)]
-    assert build(items, [Rule(8, 105.3, 28, 105.7)]) == "\\sqrt{x+1}"
+    assert build(items, [FractionBar(8, 105.3, 28, 105.7)]) == "\\sqrt{x+1}"
 
 
 def test_big_operator_limits_above_and_below() -> None:
@@ -256,7 +256,7 @@ def test_inline_formulas_as_latex_only_when_plain_text_cannot_hold_them() -> Non
     ]
     glyphs += [_space(), *_word(80, 100, "a", "CMMI10"), _space(), *_word(88, 100, "=", "CMR10"), _space()]
     glyphs += [*_word(96, 105, "1", size=7), *_word(96, 96, "n", "CMMI10", 7), _space(), *_word(110, 100, "holds")]
-    bar = Rule(95, 200 - 101, 102, 200 - 100.5)  # as table_html gives rules: y grows downwards
+    bar = FractionBar(95, 200 - 101, 102, 200 - 100.5)  # as table_html gives rules: y grows downwards
     out = latex_formulas(glyphs, [bar], 200.0)
     assert "".join(g.text for g in out) == "with x2 + y so $a=\\frac{1}{n}$ holds"
 

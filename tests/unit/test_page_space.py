@@ -5,8 +5,8 @@ from __future__ import annotations
 import pypdfium2 as pdfium
 import pytest
 
-from ocr_pipeline.pdf.page_space import PageSpace
-from ocr_pipeline.pdf.text_layer import extract_page_text, page_layout
+from ocr_pipeline.textlayer.page_space import PageSpace
+from ocr_pipeline.textlayer.reader import extract_page_text, page_layout
 from tests.support.page_space_pdfs import BODY, offset_crop_pdf, rotated_landscape_pdf, sideways_pdf
 
 

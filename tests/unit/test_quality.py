@@ -18,6 +18,8 @@ from tests.support import pdfgen
 from tests.support.real_pages import real_page_texts
 from tests.support.vlm_answers import GERMAN
 
+GERMAN_MORE = ("Im Herbst beschloss der Gemeinderat, die alte Brücke über den Mühlbach zu erneuern, weil die "
+               "Pfeiler bei jedem Hochwasser weiter ausgespült wurden und die Feuerwehr einen Umweg fahren musste.")
 PROSE = ("The committee met on Tuesday to review the budget. Members raised questions about the cost of the new "
          "library wing, and the chair promised a written answer before the next session.")  # fmt: skip
 LOOPS = {
@@ -125,7 +127,8 @@ def test_a_fallback_after_degenerate_answers_keeps_their_verdict() -> None:
 
 
 def test_a_front_matter_that_names_another_language_than_the_words_is_a_signal_not_a_flag() -> None:
-    german = GERMAN * 2
+    # Two different paragraphs: one written twice would be a duplicated paragraph (flagged on its own).
+    german = GERMAN + " " + GERMAN_MORE
     english = " ".join(pdfgen.SENTENCES) * 2
     said_en = PageResult("h", 1, german, primary_language="en", engine="vlm")
     assert page_signals(said_en, PageFacts())["declared_language_mismatch"] is True

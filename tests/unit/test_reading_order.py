@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pypdfium2 as pdfium
 
-from ocr_pipeline.pdf.reading_order import (
+from ocr_pipeline.layout.reading_order import (
     Box,
     find_column_cut,
     join_line,
     order_lines,
     order_text,
 )
-from ocr_pipeline.pdf.text_layer import extract_page_text
+from ocr_pipeline.textlayer.reader import extract_page_text
 from tests.support.columns_pdfs import CAPTION_START, TITLE, column_lines, crossed_gutter_pdf
 
 

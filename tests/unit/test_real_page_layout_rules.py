@@ -8,9 +8,9 @@ import io
 import pypdfium2 as pdfium
 from reportlab.pdfgen import canvas
 
-from ocr_pipeline.pdf.reading_order import Box, order_lines
-from ocr_pipeline.pdf.table_html import Rule, find_tables
-from ocr_pipeline.pdf.text_layer import clean_text, extract_page_text
+from ocr_pipeline.layout.reading_order import Box, order_lines
+from ocr_pipeline.layout.table_html import Rule, find_tables
+from ocr_pipeline.textlayer.reader import clean_text, extract_page_text
 
 
 def test_margin_line_numbers_between_rules_make_no_table() -> None:

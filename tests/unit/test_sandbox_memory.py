@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from ocr_pipeline.engines.factory import cpu_engine
-from ocr_pipeline.pdf import sandbox_memory
-from ocr_pipeline.pdf.sandbox import PdfSandbox, SandboxAborted, default_command
+from ocr_pipeline.pdf.sandbox import memory as sandbox_memory
+from ocr_pipeline.pdf.sandbox.parent import PdfSandbox, SandboxAborted, default_command
 from ocr_pipeline.settings import DEFAULT_PDF_MEMORY_MB, PipelineSettings
 from ocr_pipeline.stages.dolma_shards import build_group_shard
 from ocr_pipeline.stages.filtered_pdfs import filter_group
@@ -106,3 +106,15 @@ def test_what_a_dead_child_means() -> None:
     assert sandbox_memory.died_of_memory(-6, 2048) and not sandbox_memory.died_of_memory(-6, 0)
     assert not sandbox_memory.died_of_memory(-11, 2048) and not sandbox_memory.died_of_memory(1, 2048)
     assert sandbox_memory.detail(64, None) == "the PDF reader needed more than its 64 MiB (setting pdf_memory_mb)"
+
+
+def test_the_cap_counts_what_the_child_holds_not_an_allocators_reservation(tmp_path: Path) -> None:
+    # pyarrow's mimalloc maps 1 GiB of writable memory when the first batch is written: under the default cap that
+    # would be half of it gone before a page needs any. The child runs pyarrow on the system allocator.
+    pdf = pdfgen.write(tmp_path / "a.pdf", pdfgen.text_pdf([[pdfgen.SENTENCES[0]]]))
+    with PdfSandbox() as sandbox:
+        assert len(list(sandbox.render("pdf", str(pdf), 300, timeout_s=60))) == 1
+        assert sandbox._proc is not None
+        status = Path(f"/proc/{sandbox._proc.pid}/status").read_text()
+    data_kib = int(next(line for line in status.splitlines() if line.startswith("VmData:")).split()[1])
+    assert data_kib < 400 * 1024

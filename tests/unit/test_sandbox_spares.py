@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ocr_pipeline.pdf import sandbox_spares
-from ocr_pipeline.pdf.sandbox import PdfSandbox, SandboxAborted, default_command, prestart_reader
+from ocr_pipeline.pdf.sandbox import spares as sandbox_spares
+from ocr_pipeline.pdf.sandbox.parent import PdfSandbox, SandboxAborted, default_command, prestart_reader
 from tests.support import pdfgen
 
 MISBEHAVING = [sys.executable, "-m", "tests.support.render_children"]

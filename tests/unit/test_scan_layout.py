@@ -1,10 +1,12 @@
-"""Layout of scanned pages' OCR lines (engines/cpu/scan_layout.py): pure geometry the tests build, no OCR."""
+"""Layout of scanned pages' OCR lines (layout/scan_layout.py): pure geometry the tests build, no OCR."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ocr_pipeline.engines.cpu.scan_layout import (
+from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.reading_order import order_lines
+from ocr_pipeline.layout.scan_layout import (
     Leveller,
     fold_cut,
     halves,
@@ -13,9 +15,7 @@ from ocr_pipeline.engines.cpu.scan_layout import (
     margin_pieces,
     page_slope,
 )
-from ocr_pipeline.pdf.boxes import Box
-from ocr_pipeline.pdf.reading_order import order_lines
-from ocr_pipeline.pdf.table_html import Rule
+from ocr_pipeline.layout.table_html import Rule
 
 WIDTH, HEIGHT = 1000.0, 1300.0
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ocr_pipeline.engines.cpu import CpuEngine
-from ocr_pipeline.engines.cpu.scan_rules import find_rules
+from ocr_pipeline.layout.scan_rules import find_rules
 from ocr_pipeline.records import PageInput
 from tests.support import layout_pdfs, pdfgen
 

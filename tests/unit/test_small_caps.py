@@ -5,7 +5,7 @@ from __future__ import annotations
 import pypdfium2 as pdfium
 import pytest
 
-from ocr_pipeline.pdf.text_layer import extract_page_text
+from ocr_pipeline.textlayer.reader import extract_page_text
 from tests.support.glyph_pdfs import small_caps_pdf
 
 SMALL_CAP, NONSYMBOLIC_SERIF = 1 << 17, 0x22

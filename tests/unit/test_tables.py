@@ -8,10 +8,10 @@ import pypdfium2 as pdfium
 import pytest
 
 from ocr_pipeline.engines.cpu import CpuEngine
-from ocr_pipeline.pdf.reading_order import Box
-from ocr_pipeline.pdf.table_html import find_tables
-from ocr_pipeline.pdf.text_layer import extract_page_text
+from ocr_pipeline.layout.reading_order import Box
+from ocr_pipeline.layout.table_html import find_tables
 from ocr_pipeline.records import PageInput
+from ocr_pipeline.textlayer.reader import extract_page_text
 from tests.support import layout_pdfs, pdfgen
 
 

@@ -6,7 +6,7 @@ import pypdfium2 as pdfium
 import pytest
 from rapidfuzz import fuzz
 
-from ocr_pipeline.pdf.text_layer import assess_text_layer, clean_text, extract_page_text
+from ocr_pipeline.textlayer.reader import assess_text_layer, clean_text, extract_page_text
 from tests.support import pdfgen
 
 S = pdfgen.SENTENCES

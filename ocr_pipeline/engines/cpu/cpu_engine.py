@@ -15,15 +15,15 @@ from PIL import Image
 from ocr_pipeline.engines.cpu.layer_check import LayerVerdict, check_layer
 from ocr_pipeline.engines.cpu.line_text import space_after_punctuation
 from ocr_pipeline.engines.cpu.orientation import detect_orientation, rotate_upright
-from ocr_pipeline.engines.cpu.scan_layout import halves, letterhead, level_boxes, margin_pieces
-from ocr_pipeline.engines.cpu.scan_rules import find_rules
 from ocr_pipeline.engines.cpu.sessions import tune_sessions
-from ocr_pipeline.pdf.boxes import Box
-from ocr_pipeline.pdf.furniture import furniture_rows
-from ocr_pipeline.pdf.layout_budget import BudgetSpent, LayoutBudget
-from ocr_pipeline.pdf.reading_order import order_lines
-from ocr_pipeline.pdf.simple_order import simple_lines
-from ocr_pipeline.pdf.table_html import Rule, find_tables
+from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget
+from ocr_pipeline.layout.furniture import furniture_rows
+from ocr_pipeline.layout.reading_order import order_lines
+from ocr_pipeline.layout.scan_layout import halves, letterhead, level_boxes, margin_pieces
+from ocr_pipeline.layout.scan_rules import find_rules
+from ocr_pipeline.layout.simple_order import simple_lines
+from ocr_pipeline.layout.table_html import Rule, find_tables
 from ocr_pipeline.quality.language_detector import page_language
 from ocr_pipeline.records import PageInput, PageResult
 
@@ -209,7 +209,7 @@ class CpuEngine:
                 result.extra["layer_check"] = {"error": f"{type(exc).__name__}: {exc}"}
         if trusted:
             result.extra["source"] = "text_layer"
-            # The text layer carries its tables as HTML (pdf/table_html.py): that is what makes a table page.
+            # The text layer carries its tables as HTML (layout/table_html.py): that is what makes a table page.
             result.is_table = "<table>" in page.text_layer
         else:
             try:

@@ -11,9 +11,9 @@ from typing import Any
 
 from PIL import Image
 
+from ocr_pipeline.engines.vlm.answer_judge import AnswerJudge
 from ocr_pipeline.engines.vlm.client import BackoffPolicy, RequestFailedError, VlmClient
 from ocr_pipeline.engines.vlm.prompts import PROMPT_VERSION, ReplyError, build_request, parse_reply
-from ocr_pipeline.quality.degenerate import degenerate_reason
 from ocr_pipeline.records import PageInput, PageResult
 from ocr_pipeline.settings import DEFAULT_MAX_PAGE_RETRIES
 
@@ -112,12 +112,31 @@ class VlmEngine:
             extra=dict(extra, prompt_version=self.prompt_version),
         )
 
+    def _withheld(
+        self, page: PageInput, attempts: int, started: float, errors: list[str], retried_for: list[str], **extra: Any
+    ) -> PageResult:
+        """The page without the model's answers, judged degenerate: its text layer (none), no error, not a fallback."""
+        log.warning("page %s/%d: answers withheld: %s", page.source_hash, page.page_num, retried_for[-1])
+        return PageResult(
+            source_hash=page.source_hash,
+            page_num=page.page_num,
+            text=page.text_layer,
+            engine=self.name,
+            model=self.model,
+            attempts=attempts,
+            elapsed_s=time.monotonic() - started,
+            extra=dict(extra, prompt_version=self.prompt_version, retry_reasons=errors, retried_for=retried_for,
+                       withheld=retried_for[-1]),
+        )  # fmt: skip
+
     async def aocr_page(self, page: PageInput) -> PageResult:
         """Read one page, retrying as olmOCR does; falls back to the text layer instead of raising.
 
-        A reply that parses but is degenerate (a repetition loop, cut at the token limit, another language than
-        the trusted text layer: see quality.degenerate) counts as a failed attempt too; `extra["retried_for"]`
-        lists each such reason.
+        A reply that parses but is degenerate (a repetition loop, a duplicated paragraph, cut at the token limit,
+        more text than the page's print holds, another language than the trusted text layer: see
+        quality.degenerate) counts as a failed attempt too; `extra["retried_for"]` lists each such reason. Invented
+        text costs at most INVENTED_TEXT_ATTEMPTS attempts, after which the page is answered without it
+        (`extra["withheld"]`): it holds next to no print, so there is nothing to lose.
         """
         started = time.monotonic()
         if not page.png:
@@ -125,11 +144,9 @@ class VlmEngine:
         client = self._get_client()
         rotation = 0  # cumulative correction applied to the image so far
         errors: list[str] = []
-        retried_for: list[str] = []  # one reason per attempt whose reply parsed but was degenerate
+        judge = AnswerJudge(page)  # one reason per attempt whose reply parsed but was degenerate
         spent_in = spent_out = 0
         finish: str | None = None  # the last reply's finish_reason, for the page's truncation signal
-        # Only a layer the probe trusts is the page's own words, fit to judge the answer's language by.
-        reference = page.text_layer if page.text_layer_trusted else ""
         for attempt in range(self.max_page_retries):
             # PNG decode/encode is CPU work: keep it off the event loop that drives every other request.
             png = page.png if rotation == 0 else await asyncio.to_thread(rotate_png, page.png, rotation)
@@ -156,17 +173,12 @@ class VlmEngine:
                 rotation = (rotation + reply.rotation_correction) % 360
                 errors.append(f"attempt {attempt + 1}: rotation invalid, turning by {rotation}")
                 continue
-            # A loop, a cut-off answer or one in another language than the page's own words parses fine but is
-            # no transcription: it costs an attempt like a bad parse, so the next request samples at olmOCR's next
-            # temperature, and the last one falls back. The loop and cut checks are cheap enough for the event
-            # loop; the language check runs langdetect, a few milliseconds per page, so it goes to a thread.
-            if reference:
-                reason = await asyncio.to_thread(degenerate_reason, reply.text, finish, reference)
-            else:
-                reason = degenerate_reason(reply.text, finish)
-            if reason is not None:
-                retried_for.append(reason)
+            # A degenerate answer costs an attempt like a bad parse; the last one falls back (answer_judge).
+            if (reason := await judge.reason(reply.text, finish)) is not None:
                 errors.append(f"attempt {attempt + 1}: degenerate answer: {reason}")
+                if judge.withhold:
+                    spent = dict(spent_input_tokens=spent_in, spent_output_tokens=spent_out, finish_reason=finish)
+                    return self._withheld(page, attempt + 1, started, errors, judge.reasons, **spent)
                 continue
             return PageResult(
                 source_hash=page.source_hash,
@@ -188,7 +200,7 @@ class VlmEngine:
                     "spent_input_tokens": spent_in,
                     "spent_output_tokens": spent_out,
                     "retry_reasons": errors,
-                    "retried_for": retried_for,
+                    "retried_for": judge.reasons,
                     "finish_reason": finish,
                 },
             )
@@ -201,7 +213,7 @@ class VlmEngine:
             spent_input_tokens=spent_in,
             spent_output_tokens=spent_out,
             retry_reasons=errors,
-            retried_for=retried_for,
+            retried_for=judge.reasons,
             finish_reason=finish,
         )
 

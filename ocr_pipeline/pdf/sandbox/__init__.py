@@ -1,0 +1,1 @@
+"""The child process that opens untrusted PDF bytes (child), the parent's side (parent), spares and memory caps."""

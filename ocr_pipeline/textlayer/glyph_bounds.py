@@ -1,0 +1,116 @@
+"""The glyphs a page's layout gets, bounded: no more than a page can hold, and only those on the page.
+
+Both are the input's to choose. A content stream may place its text a million points off the page (a broken text
+matrix: a govdocs1 report's running heads sit 10^8 points to the right), where no reader sees it; poppler's
+pdftotext drops such characters, and so does this. Boxes partly off the page are cut at its edges, so every
+extent the layout measures (gutter bins, column widths) is the page's at most. And a page may hold millions of
+characters: the repairs of glyphs.read_glyphs cost a dozen pdfium calls a character, so past MAX_GLYPHS the
+characters are read with their loose boxes only (no fonts, sizes or scripts), and past MAX_PAGE_CHARS not at all.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Sequence
+from dataclasses import replace
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.budget import LayoutBudget
+from ocr_pipeline.layout.table_html import Rule
+from ocr_pipeline.textlayer.glyphs import Glyph, read_glyphs
+from ocr_pipeline.textlayer.small_caps import small_caps_objects
+
+# Characters a page's glyphs are repaired for (about 1-2 s of pdfium calls); the densest page of ../shared/data
+# holds about 12,000.
+MAX_GLYPHS = 100_000
+# Characters read at all (loose boxes only: with their runs and the simple reading order about 10 us each, 2-3 s
+# for a page of this many); the rest of such a page is left out, noted.
+MAX_PAGE_CHARS = 250_000
+
+
+def page_glyphs(textpage: pdfium.PdfTextPage, page: pdfium.PdfPage, budget: LayoutBudget) -> list[Glyph]:
+    """The page's glyphs in user space: repaired (glyphs.read_glyphs) up to MAX_GLYPHS characters, else plain."""
+    n = textpage.count_chars()
+    if n <= MAX_GLYPHS:
+        return read_glyphs(textpage, small_caps_objects(page))
+    budget.note(f"{n} characters (bound {MAX_GLYPHS}): read without glyph repairs")
+    if n > MAX_PAGE_CHARS:
+        budget.note(f"characters past the first {MAX_PAGE_CHARS} left out")
+    return plain_glyphs(textpage, min(n, MAX_PAGE_CHARS))
+
+
+def plain_glyphs(textpage: pdfium.PdfTextPage, count: int) -> list[Glyph]:
+    """The first `count` characters with pdfium's loose boxes and nothing else ("\\n" glyphs at line ends)."""
+    text = textpage.get_text_range(0, count)
+    # get_text_range drops unmapped codes: then its string no longer lines up with the indices (see read_glyphs).
+    chars = text if len(text) == count else [chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, k)) for k in range(count)]
+    rect = pdfium_c.FS_RECTF()
+    ref, loose_box = ctypes.byref(rect), pdfium_c.FPDFText_GetLooseCharBox
+    glyphs: list[Glyph] = []
+    for k, ch in enumerate(chars):
+        if ch in "\r\n":
+            if glyphs and glyphs[-1].text != "\n":
+                glyphs.append(Glyph("\n", None))
+            continue
+        if ch.isspace() or not ch.isprintable() or not loose_box(textpage.raw, k, ref):
+            glyphs.append(Glyph(" " if ch.isspace() else ch, None))
+            continue
+        box = (rect.left, rect.bottom, rect.right, rect.top)
+        glyphs.append(Glyph(ch, box))  # no size: split_runs marks no scripts and no drop capitals
+    return glyphs
+
+
+def _clip(box: tuple[float, float, float, float], width: float, height: float) -> tuple[float, float, float, float]:
+    x0, y0, x1, y1 = box
+    return max(x0, 0.0), max(y0, 0.0), min(x1, width), min(y1, height)
+
+
+def _outside(box: tuple[float, float, float, float], width: float, height: float) -> bool:
+    """Whether a box (any y direction) lies wholly off the page; NaN coordinates count as off it."""
+    x0, y0, x1, y1 = box
+    return not (x1 >= 0.0 and y1 >= 0.0 and x0 <= width and y0 <= height)
+
+
+def glyphs_on_page(glyphs: list[Glyph], width: float, height: float, budget: LayoutBudget) -> list[Glyph]:
+    """Glyphs on the shown page (y up): those wholly off it dropped, the rest cut at its edges."""
+    out: list[Glyph] = []
+    dropped = cut = 0
+    for g in glyphs:
+        box = g.box
+        if box is None or (box[0] >= 0.0 and box[1] >= 0.0 and box[2] <= width and box[3] <= height):
+            out.append(g)  # the common case, kept as it is
+        elif _outside(box, width, height):
+            dropped += 1
+        else:
+            cut += 1
+            out.append(replace(g, box=_clip(box, width, height)))
+    if dropped:
+        budget.note(f"{dropped} characters outside the page left out")
+    if cut:
+        budget.note(f"{cut} characters cut at the page's edge")
+    return out
+
+
+def boxes_on_page(boxes: Sequence[Box], width: float, height: float) -> list[Box]:
+    """Boxes (y down) on a page `width` by `height`: those wholly off it dropped, the rest cut at its edges."""
+    out = []
+    for b in boxes:
+        if b.x0 >= 0.0 and b.y0 >= 0.0 and b.x1 <= width and b.y1 <= height:
+            out.append(b)
+        elif not _outside((b.x0, b.y0, b.x1, b.y1), width, height):
+            out.append(Box(*_clip((b.x0, b.y0, b.x1, b.y1), width, height), b.text))
+    return out
+
+
+def rules_on_page(rules: Sequence[Rule], width: float, height: float) -> list[Rule]:
+    """Ruling lines (y down) on the page, cut at its edges."""
+    out = []
+    for r in rules:
+        if r.x0 >= 0.0 and r.y0 >= 0.0 and r.x1 <= width and r.y1 <= height:
+            out.append(r)
+        elif not _outside((r.x0, r.y0, r.x1, r.y1), width, height):
+            out.append(Rule(*_clip((r.x0, r.y0, r.x1, r.y1), width, height)))
+    return out

@@ -1,0 +1,296 @@
+"""The PDF's own text layer: extraction in reading order and a check of whether it can be trusted."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import re
+import statistics
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget
+from ocr_pipeline.layout.drop_caps import join_drop_caps
+from ocr_pipeline.layout.footnotes import footnote_ids
+from ocr_pipeline.layout.furniture import furniture_rows, strip_mark
+from ocr_pipeline.layout.reading_order import Box, join_line, order_text
+from ocr_pipeline.layout.simple_order import simple_lines
+from ocr_pipeline.layout.table_html import Rule, find_tables
+from ocr_pipeline.textlayer.form_fields import form_runs
+from ocr_pipeline.textlayer.glyph_bounds import boxes_on_page, glyphs_on_page, page_glyphs, rules_on_page
+from ocr_pipeline.textlayer.glyphs import split_runs
+from ocr_pipeline.textlayer.math.latex import latex_formulas, outside_math
+from ocr_pipeline.textlayer.page_space import PageSpace, place, reading_frame
+
+# Characters pdfium emits for hyphens and line-break artefacts: removed so "shoul\ufffeder" is "shoulder".
+_DROP = dict.fromkeys(map(ord, "\ufffe\u00ad\x02\u200b\ufeff"))
+# A path this thin (points) is a ruling line.
+_RULE_THICKNESS = 2.5
+# Runs on one visual line are joined with a space when their gap exceeds this many heights
+# (sub- and superscripts touch their base and get no space).
+_SPACE_GAP_HEIGHTS = 0.12
+_HYPHEN_BREAK = re.compile(r"[\ufffe\x02][ \t]*\n[ \t]*")
+_TAG = re.compile(r"</?(?:table|tr|th|td)(?: colspan=\"\d+\")?>")
+_CID = re.compile(r"\(cid:\d+\)")
+_SOFT_HYPHEN_BREAK = re.compile(r"(\w)-[ \t]*\n[ \t]*(\w)")
+_SCRIPT_MARK = re.compile(r"[\^_]\{([^{}]*)\}")
+_WORD_ELLIPSIS = re.compile(r"(?<=\w)\u2026")
+_WS = re.compile(r"[ \t\u00a0\u2000-\u200a\u3000]+")
+
+
+def _join_broken_word(m: re.Match[str]) -> str:
+    return m[1] + m[2] if m[1].islower() and m[2].islower() else m[0]
+
+
+def clean_text(text: str) -> str:
+    """Drop hyphen artefacts, turn other control characters into U+FFFD (counted as bad later)."""
+    # pdfium marks a word hyphenated across lines with U+FFFE (or 0x02): join the halves.
+    text = _HYPHEN_BREAK.sub("", text).translate(_DROP)
+    # A plain hyphen between a lower-case end of line and a lower-case start of the next is a word broken by the
+    # typesetter far more often than a compound ("respec-" / "tively"); joined, a compound loses one character.
+    text = _SOFT_HYPHEN_BREAK.sub(_join_broken_word, text)
+    # TeX's quotes typed as two single ones; an ellipsis closing a word written as the three periods people type
+    # (and olmOCR-Bench's ground truth writes), one between terms of a formula ("a_1, …, a_n") left to the maths;
+    # NFC joins letters with the combining marks glyphs.py attached.
+    text = _WORD_ELLIPSIS.sub("...", text.replace("\u2018\u2018", "\u201c").replace("\u2019\u2019", "\u201d"))
+    text = unicodedata.normalize("NFC", text)
+    return "".join("\ufffd" if unicodedata.category(c) == "Cc" and c not in "\n\t" else c for c in text)
+
+
+def normalise_whitespace(text: str) -> str:
+    """Collapse spaces inside lines, strip lines, and drop empty ones."""
+    lines = (_WS.sub(" ", line).strip() for line in text.splitlines())
+    return "\n".join(line for line in lines if line)
+
+
+@dataclass
+class PageLayout:
+    """A page's text runs and ruling lines (y grows downwards), before tables and furniture are resolved."""
+
+    runs: list[Box]
+    rules: list[Rule]
+    width: float
+    height: float
+    # Bounds that fired while the page was read (layout_budget.py): the page row's render_note carries them.
+    notes: list[str] = field(default_factory=list)
+
+
+def _rules(page: pdfium.PdfPage, space: PageSpace, max_objects: int = 3000) -> list[Rule]:
+    """Thin path objects (drawn lines, hairline rectangles) and the edges of stroked boxes, as ruling lines."""
+    out: list[Rule] = []
+    width, height = space.width, space.height
+    for index, obj in enumerate(page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH], max_depth=3)):
+        if index >= max_objects:  # a vector drawing of thousands of strokes holds no table we could read
+            break
+        x0, y0, x1, y1 = space.box(*obj.get_bounds())
+        top, bottom = height - y1, height - y0
+        if min(x1 - x0, y1 - y0) <= _RULE_THICKNESS:
+            out.append(Rule(x0, top, x1, bottom))
+        elif x1 - x0 < 0.95 * width and y1 - y0 < 0.95 * height:
+            fill, stroke = ctypes.c_int(), ctypes.c_int()
+            pdfium_c.FPDFPath_GetDrawMode(obj.raw, ctypes.byref(fill), ctypes.byref(stroke))
+            if stroke.value:  # a stroked rectangle: a cell or a frame; its edges rule the text
+                out += [Rule(x0, top, x1, top), Rule(x0, bottom, x1, bottom)]
+                out += [Rule(x0, top, x0, bottom), Rule(x1, top, x1, bottom)]
+    return out
+
+
+def page_layout(page: pdfium.PdfPage, budget: LayoutBudget | None = None) -> PageLayout:
+    """The page's runs (repaired glyphs, see glyphs.py) and ruling lines, on the page (glyph_bounds.py)."""
+    budget = budget or LayoutBudget()
+    # Positions are taken on the page as shown (crop box corner, /Rotate): the edges furniture is found at and the
+    # columns reading order cuts are the rendered page's.
+    textpage = page.get_textpage()
+    try:
+        glyphs = page_glyphs(textpage, page, budget)
+        space = reading_frame(PageSpace.of(page), glyphs)
+        rules = rules_on_page(_rules(page, space), space.width, space.height) if glyphs else []
+        placed = glyphs_on_page(place(glyphs, space), space.width, space.height, budget)
+        # Past the budget, formulas stay as their glyphs and drop capitals apart (noted).
+        with contextlib.suppress(BudgetSpent):
+            placed = latex_formulas(placed, rules, space.height, budget)  # formulas as LaTeX (math_latex.py)
+        runs = split_runs(placed, space.height)
+        with contextlib.suppress(BudgetSpent):
+            runs = join_drop_caps(runs, budget)
+        # Filled form fields: their values are not in the text page.
+        runs += boxes_on_page(form_runs(page, space), space.width, space.height)
+    finally:
+        textpage.close()
+    return PageLayout(runs, rules if runs else [], space.width, space.height, budget.notes)
+
+
+def write_scripts(text: str) -> str:
+    """Sub- and superscripts marked `_{}` / `^{}` written apart as their own word ("m i", "Eu 3+"), the way
+    olmOCR-Bench's ground truth and pdftotext write them."""
+    return normalise_whitespace(outside_math(text, lambda part: _SCRIPT_MARK.sub(r" \1 ", part)))
+
+
+def layout_text(
+    layout: PageLayout, repeated: Iterable[str] = (), marked: bool = False, budget: LayoutBudget | None = None
+) -> str:
+    """The page's text in reading order: furniture dropped, tables as HTML, whitespace normalised; scripts stay
+    marked when `marked` (the trust check reads "x^{2}" as one word, not a stray letter). Past the page's `budget`
+    (layout_budget.py), the simple reading order of all its runs, noted in the budget."""
+    budget = budget or LayoutBudget()
+    try:
+        text = _ordered_text(layout, repeated, budget)
+    except BudgetSpent:
+        runs = [strip_mark(b) for b in layout.runs if b.text.strip()]
+        text = "\n".join(join_line(line, _SPACE_GAP_HEIGHTS) for line in simple_lines(runs))
+    text = normalise_whitespace(clean_text(text))
+    # Scripts were marked for the furniture rules (a superscript is no page number) and the trust check.
+    return text if marked else write_scripts(text)
+
+
+def _ordered_text(layout: PageLayout, repeated: Iterable[str], budget: LayoutBudget) -> str:
+    """The page's runs less furniture, tables as HTML, footnotes after the body, in reading order."""
+    budget.check_runs(len(layout.runs))
+    drop = furniture_rows(layout.runs, layout.width, layout.height, repeated)
+    if all(id(b) in drop for b in layout.runs if b.text.strip()):
+        # Nothing but furniture (a download stamp over a scan): the row keeps what the PDF holds, the verdict calls
+        # it sparse, and the page is OCR'd, where the engine drops the stamp again.
+        drop = set()
+    runs = [strip_mark(b) for b in layout.runs if id(b) not in drop]
+    runs, tables = find_tables(runs, layout.rules, budget)
+    notes = footnote_ids(runs + tables, budget)  # a table under small print keeps that print in the body
+    body = [b for b in runs if id(b) not in notes]
+    text = order_text(body + tables, _SPACE_GAP_HEIGHTS, budget)
+    if notes:  # read after the body: between two columns they split the sentence that runs on from one to the next
+        text += "\n" + order_text([b for b in runs if id(b) in notes], _SPACE_GAP_HEIGHTS, budget)
+    return text
+
+
+def extract_page_text(page: pdfium.PdfPage, repeated: Iterable[str] = ()) -> str:
+    """The page's own text in reading order (columns one after another), tables as HTML, furniture dropped."""
+    return layout_text(page_layout(page), repeated)
+
+
+def plain_text(page: pdfium.PdfPage) -> str:
+    """pdfium's text of the page in its own order (no layout, furniture kept), cleaned and whitespace normalised."""
+    textpage = page.get_textpage()
+    try:
+        # Bounded to the page as shown: text outside the crop box is not the page's. Full Unicode, unlike
+        # get_text_range (UCS-2).
+        raw = textpage.get_text_bounded()
+    finally:
+        textpage.close()
+    # pdfium ends its lines with CR LF; a CR left alone would count as a control character in the verdict.
+    return normalise_whitespace(clean_text(raw.replace("\r\n", "\n").replace("\r", "\n")))
+
+
+@dataclass
+class TextLayerQuality:
+    """Whether a page's text layer is good enough to skip OCR, why, and the numbers behind it."""
+
+    trusted: bool
+    reason: str
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+# Thresholds: a page below MIN_CHARS visible characters may be a scan with a stamp or a figure page.
+MIN_CHARS = 40
+# A page mostly covered by images needs this much real text to skip OCR: a scan with a "Downloaded from..."
+# stamp has a few dozen characters; a scan with a hidden OCR layer has a full page's worth (1,500+).
+MIN_SCAN_IMAGE_SHARE = 0.5
+MIN_CHARS_PER_A4_OVER_SCAN = 800
+MAX_BAD_SHARE = 0.03  # replacement, control and private-use characters
+MIN_ALNUM_SHARE = 0.45  # letters and digits among visible characters
+MAX_SINGLE_CHAR_WORD_SHARE = 0.45  # "T h e  q u i c k" style layers
+MAX_LONG_WORD_SHARE = 0.15  # words over 25 characters: missing spaces ("Thequickbrownfox")
+VOWEL_SHARE_RANGE = (0.27, 0.6)  # Latin text; outside it the font encoding is likely scrambled
+# Words broken into pieces ("mo re to ugh pl ayer"): lower-case pieces of one or two letters that are no common word,
+# followed by more lower case: at most this share of lower-case words (well-read pages: up to 0.09; broken: 0.1-0.45).
+MAX_FRAGMENT_SHARE = 0.1
+MIN_FRAGMENT_WORDS = 50  # fewer lower-case words than this judge nothing
+_COMMON_PAIR_WORDS = (
+    "of to in is it on be as at by an or we he me my no so up us do go if am oh ok ah la le de du et en un da di il "
+    "lo el es se su al ne ni na za je ve ze ja im um zu er wo od po op om av på ei co mu ho si ma ta te ti tu vi "
+    "a i o y e u à è w z v k s"
+)
+_COMMON_PAIRS = frozenset(_COMMON_PAIR_WORDS.split())
+
+
+def image_coverage(page: pdfium.PdfPage, max_objects: int = 500) -> float:
+    """Share of the page's crop box covered by image objects (0..1; overlaps may count twice, capped)."""
+    left, bottom, right, top = page.get_cropbox()
+    area = max((right - left) * (top - bottom), 1.0)
+    covered = 0.0
+    for index, obj in enumerate(page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=3)):
+        if index >= max_objects:  # a page of thousands of tiles is judged on its first ones
+            break
+        x0, y0, x1, y1 = obj.get_bounds()
+        w, h = min(x1, right) - max(x0, left), min(y1, top) - max(y0, bottom)
+        covered += max(w, 0.0) * max(h, 0.0)
+    return min(covered / area, 1.0)
+
+
+def _fragment_share(words: list[str]) -> float:
+    """Share of lower-case words that are a piece of a word (one or two letters, no common word) before lower case."""
+    lower = sum(1 for w in words if w.isalpha() and w.islower())
+    if lower < MIN_FRAGMENT_WORDS:
+        return 0.0
+    pieces = sum(
+        1
+        for a, b in zip(words, words[1:], strict=False)
+        if len(a) <= 2 and a.isalpha() and a.islower() and a not in _COMMON_PAIRS and b[:1].islower()
+    )
+    return pieces / lower
+
+
+def assess_text_layer(
+    text: str, page_area_pt2: float | None = None, image_share: float | None = None
+) -> TextLayerQuality:
+    """Decide whether `text` (from extract_page_text) can replace OCR for its page.
+
+    `image_share` (from image_coverage) catches scans that carry only a stamp or header as real text.
+    """
+    text = _TAG.sub(" ", text)  # table markup (layout/table_html.py) is ours, not the layer's: judge the cell text
+    visible = [c for c in text if not c.isspace()]
+    n = len(visible)
+    words = text.split()
+    stats: dict[str, Any] = {"chars": n, "words": len(words)}
+    if page_area_pt2:
+        # Characters per A4-sized area (~500,000 pt²): a full text page has 1,500 or more.
+        stats["chars_per_a4"] = round(n * 500_000 / page_area_pt2, 1)
+    if n < MIN_CHARS:
+        return TextLayerQuality(False, "too little text", stats)
+    if image_share is not None:
+        stats["image_share"] = round(image_share, 3)
+        if image_share >= MIN_SCAN_IMAGE_SHARE and stats.get("chars_per_a4", 0) < MIN_CHARS_PER_A4_OVER_SCAN:
+            return TextLayerQuality(False, "mostly an image with a sparse text layer (a stamp over a scan?)", stats)
+    cids = len(_CID.findall(text))
+    bad = sum(1 for c in visible if c == "\ufffd" or unicodedata.category(c) in ("Cc", "Co", "Cs"))
+    alnum = sum(1 for c in visible if c.isalnum())
+    ascii_letters = [c for c in visible if c.isascii() and c.isalpha()]
+    vowels = sum(1 for c in ascii_letters if c in "aeiouyAEIOUY")
+    stats.update(
+        cid_codes=cids,
+        bad_share=round(bad / n, 4),
+        alnum_share=round(alnum / n, 4),
+        mean_word_len=round(statistics.fmean(len(w) for w in words), 2),
+        single_char_word_share=round(sum(len(w) == 1 for w in words) / len(words), 4),
+        long_word_share=round(sum(len(w) > 25 for w in words) / len(words), 4),
+    )
+    if ascii_letters:
+        stats["vowel_share"] = round(vowels / len(ascii_letters), 4)
+    if cids >= 3 or cids * 6 > len(words):
+        return TextLayerQuality(False, "unmapped glyphs (cid:NN)", stats)
+    if stats["bad_share"] > MAX_BAD_SHARE:
+        return TextLayerQuality(False, "replacement, control or private-use characters", stats)
+    if stats["alnum_share"] < MIN_ALNUM_SHARE:
+        return TextLayerQuality(False, "too few letters and digits", stats)
+    if stats["single_char_word_share"] > MAX_SINGLE_CHAR_WORD_SHARE and len(words) >= 10:
+        return TextLayerQuality(False, "letters spaced apart", stats)
+    if stats["long_word_share"] > MAX_LONG_WORD_SHARE or stats["mean_word_len"] > 15:
+        return TextLayerQuality(False, "implausibly long words (missing spaces)", stats)
+    if _fragment_share(words) > MAX_FRAGMENT_SHARE:
+        return TextLayerQuality(False, "words broken into pieces", stats)
+    lo, hi = VOWEL_SHARE_RANGE
+    if len(ascii_letters) >= 200 and not lo <= stats["vowel_share"] <= hi:
+        return TextLayerQuality(False, "implausible letter mix (scrambled font encoding)", stats)
+    return TextLayerQuality(True, "ok", stats)
