@@ -32,6 +32,7 @@ def _detectors() -> Any:
 def ranked_languages(text: str) -> list[tuple[str, float]] | None:
     """langdetect's languages above its 0.1 floor with their probabilities, most likely first; None where the text
     has no feature to go by."""
+    # Imported here to save start-up time, like the profiles.
     from langdetect.lang_detect_exception import LangDetectException
 
     detector = _detectors().create()
