@@ -56,16 +56,7 @@ def run_pages(engine: CpuEngine, pdfs: list[Path], out: Path) -> list[float]:
     for pdf in pdfs:
         start = time.perf_counter()
         for row in document_pages("pdf", str(pdf), 1288):
-            page = PageInput(
-                pdf.stem,
-                row["page_num"],
-                row["png"],
-                row["width"],
-                row["height"],
-                row["text_layer"] or "",
-                bool(row["text_layer_trusted"]),
-                image_covered=bool(row["image_covered"]),
-            )
+            page = PageInput.from_row(row, pdf.stem)
             # An untrusted page would be OCR'd, which writes no LaTeX: its text layer stands in (a fast loop).
             text = engine.ocr_page(page).text if page.text_layer_trusted else page.text_layer
             (out / f"{pdf.stem}_pg{row['page_num']}_repeat1.md").write_text(text)

@@ -47,16 +47,7 @@ def run_cpu(pdfs: list[Path], out: Path) -> dict[str, float]:
     for pdf in pdfs:
         start = time.perf_counter()
         for row in document_pages("pdf", str(pdf), 1288):
-            page = PageInput(
-                pdf.stem,
-                row["page_num"],
-                row["png"],
-                row["width"],
-                row["height"],
-                row["text_layer"] or "",
-                bool(row["text_layer_trusted"]),
-                image_covered=bool(row["image_covered"]),
-            )
+            page = PageInput.from_row(row, pdf.stem)
             result = engine.ocr_page(page)
             kind = "text" if result.extra.get("source") == "text_layer" else "ocr"
             seconds["text_layer" if kind == "text" else "ocr"] += time.perf_counter() - start

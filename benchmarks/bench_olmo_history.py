@@ -62,16 +62,7 @@ def run_cpu(engine: CpuEngine, pdfs: list[Path], out: Path, ocr: bool = True) ->
     for pdf in pdfs:
         start = time.perf_counter()
         for row in document_pages("pdf", str(pdf), 1288):
-            page = PageInput(
-                pdf.stem,
-                row["page_num"],
-                row["png"],
-                row["width"],
-                row["height"],
-                row["text_layer"] or "",
-                bool(row["text_layer_trusted"]),
-                image_covered=bool(row["image_covered"]),
-            )
+            page = PageInput.from_row(row, pdf.stem)
             if ocr or page.text_layer_trusted:
                 result = engine.ocr_page(page)
                 kind = "text_layer" if result.extra.get("source") == "text_layer" else "ocr"

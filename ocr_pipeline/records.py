@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -46,6 +47,20 @@ class PageInput:
     text_layer: str = ""  # the PDF's text for this page, "" for images and scans
     text_layer_trusted: bool = False
     image_covered: bool = False  # an image covers most of the page: a trusted layer over it may be hidden OCR
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any], source_hash: str | None = None) -> PageInput:
+        """The engine's input for a page row (pdf/page_rows), named by `source_hash` or else the row's sha256."""
+        return cls(
+            source_hash=row["sha256"] if source_hash is None else source_hash,
+            page_num=row["page_num"],
+            png=row["png"],
+            width=row["width"] or 0,
+            height=row["height"] or 0,
+            text_layer=row["text_layer"] or "",
+            text_layer_trusted=bool(row["text_layer_trusted"]),
+            image_covered=bool(row.get("image_covered")),  # absent from pages written before the column
+        )
 
 
 @dataclass

@@ -101,16 +101,7 @@ def _render(bench: BenchSet, target_dim: int) -> tuple[dict[BenchPage, PageInput
                 for row in sandbox.render("pdf", path, target_dim, time_limit(max(numbers))):
                     found = by_key.get((path, int(row["page_num"])))
                     if found is not None and row.get("png"):
-                        inputs[found] = PageInput(
-                            source_hash=found.pdf,
-                            page_num=found.page,
-                            png=row["png"],
-                            width=row["width"] or 0,
-                            height=row["height"] or 0,
-                            text_layer=row["text_layer"] or "",
-                            text_layer_trusted=bool(row["text_layer_trusted"]),
-                            image_covered=bool(row.get("image_covered")),
-                        )
+                        inputs[found] = PageInput.from_row(row, found.pdf)
                     if row["page_num"] >= max(numbers):
                         break
             except SandboxAborted:

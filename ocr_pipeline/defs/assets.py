@@ -10,9 +10,10 @@ from dagster import (
 
 from ocr_pipeline.defs.catalog import INVENTORY_GROUP, OUTPUT_GROUP, definition_metadata
 from ocr_pipeline.defs.partition_metadata import groups_metadata, rejections_metadata, text_preview, viewer_metadata
-from ocr_pipeline.defs.partitions import require_work_group, work_groups
+from ocr_pipeline.defs.partitions import work_groups
 from ocr_pipeline.defs.render_ocr import VLM_OCR_OUTPUTS, render_and_ocr
 from ocr_pipeline.defs.resources import PipelineConfig, S3ClientResource
+from ocr_pipeline.defs.step_inputs import open_step
 from ocr_pipeline.stages.dolma_shards import build_group_shard
 from ocr_pipeline.stages.filtered_pdfs import filter_group
 from ocr_pipeline.stages.pdf_inventory import list_groups, scan_inputs
@@ -47,10 +48,10 @@ def pdf_inventory(
 
     Each new group becomes a partition of the other assets; a group's members never change once formed.
     """
-    settings = pipeline_config.settings()
+    step = open_step(pipeline_config, workspace_s3, input_s3=input_s3)
+    settings, workspace = step.settings, step.workspace
     specs = config.pdfs or settings.pdfs
-    workspace = workspace_s3.open_workspace(settings.workspace)
-    input_client = input_s3.client_for(*specs)
+    input_client = step.input_client(*specs)
     window = f" after {config.start_after}" if config.start_after else ""
     bound = f", at most {config.max_new_inputs} new inputs" if config.max_new_inputs else ""
     context.log.info(f"scanning {', '.join(specs)}{window}{bound}")
@@ -115,10 +116,8 @@ def filtered_pdfs(
 
     S3 inputs are read here for the first time (the scan only lists them): their hash and page count are recorded.
     """
-    settings = pipeline_config.settings()
-    workspace = workspace_s3.open_workspace(settings.workspace)
-    require_work_group(workspace, context.partition_key)
-    input_client = input_s3.client_for(*settings.pdfs)
+    step = open_step(pipeline_config, workspace_s3, group=context.partition_key, input_s3=input_s3)
+    settings, workspace, input_client = step.settings, step.workspace, step.input_client()
     result = filter_group(
         workspace, context.partition_key, settings.apply_filter, input_client, pdf_memory_mb=settings.pdf_memory_mb
     )
@@ -152,10 +151,9 @@ def dolma_shards(
 
     The group is marked done (done/<group>.json) only after all of them are written.
     """
-    settings = pipeline_config.settings()
-    workspace = workspace_s3.open_workspace(settings.workspace)
     group = context.partition_key
-    require_work_group(workspace, group)
+    step = open_step(pipeline_config, workspace_s3, group=group)
+    settings, workspace = step.settings, step.workspace
     result = build_group_shard(
         workspace, group, max_page_error_rate=settings.max_page_error_rate, markdown=settings.markdown
     )

@@ -26,6 +26,7 @@ from ocr_pipeline.canary.run_canary import run_canary
 from ocr_pipeline.canary.verdict import CanaryVerdict, canary_key
 from ocr_pipeline.defs.catalog import OCR_GROUP
 from ocr_pipeline.defs.resources import PipelineConfig, S3ClientResource
+from ocr_pipeline.defs.step_inputs import open_step
 from ocr_pipeline.settings import PipelineSettings, read_env
 
 MODEL_CANARY = AssetKey("model_canary")
@@ -115,7 +116,7 @@ def build_model_canary(min_pass_rate: float) -> AssetsDefinition:
         """The configured engine and server scored on the shipped canary pages; the sensor waits for a pass."""
         settings = canary_settings(pipeline_config.settings())
         require_server_for_canary(settings)
-        workspace = workspace_s3.open_workspace(settings.workspace)
+        workspace = open_step(pipeline_config, workspace_s3, settings=settings).workspace
 
         def progress(done: int, total: int) -> None:
             if done % max(1, total // 5) == 0 or done == total:  # five lines a run, not one a page

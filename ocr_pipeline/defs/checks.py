@@ -23,6 +23,7 @@ from ocr_pipeline.checks.loaders import PartitionData
 from ocr_pipeline.checks.registry import evaluate
 from ocr_pipeline.checks.spec import TestSpec, load_dir, shipped_checks_dir
 from ocr_pipeline.defs.partitions import work_groups
+from ocr_pipeline.defs.step_inputs import open_step
 from ocr_pipeline.settings import DeploymentSettings
 
 
@@ -88,9 +89,8 @@ def _asset_checks(asset: str, tests: list[TestSpec]) -> AssetChecksDefinition:
         description=f"dbt_like_checks tests of {asset}",
     )
     def _run(context: AssetCheckExecutionContext) -> Iterator[AssetCheckResult]:
-        settings = context.resources.pipeline_config.settings()
-        workspace = context.resources.workspace_s3.open_workspace(settings.workspace)
-        data = PartitionData(workspace, context.partition_key)
+        step = open_step(context.resources.pipeline_config, context.resources.workspace_s3)
+        data = PartitionData(step.workspace, context.partition_key)
         for test in tests:
             result = check_result(test, data)
             if not result.passed:

@@ -18,16 +18,15 @@ from pydantic import Field
 from ocr_pipeline.defs.catalog import OCR_GROUP, definition_metadata
 from ocr_pipeline.defs.page_gate import failed_blocking_checks
 from ocr_pipeline.defs.partition_metadata import rejections_metadata, viewer_metadata
-from ocr_pipeline.defs.partitions import require_work_group, work_groups
+from ocr_pipeline.defs.partitions import work_groups
 from ocr_pipeline.defs.resources import PipelineConfig, S3ClientResource
+from ocr_pipeline.defs.step_inputs import StepInputs, open_step
 from ocr_pipeline.engines.factory import text_layer_kind
 from ocr_pipeline.launch.ocr_step import run_ocr_step
 from ocr_pipeline.progress import LoggingProgress, NullProgress, ProgressSink
-from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.ocr_stream import GroupStream, open_group_stream, streams_pages
 from ocr_pipeline.stages.page_images import expected_pages, render_group
 from ocr_pipeline.workspace.keys import pages_key
-from ocr_pipeline.workspace.storage import Workspace
 
 PAGE_IMAGES = AssetKey("page_images")
 VLM_OCR_OUTPUTS = AssetKey("vlm_ocr_outputs")
@@ -56,15 +55,10 @@ def _visible(progress: ProgressSink, context: AssetExecutionContext) -> Progress
 
 
 def _render(
-    context: AssetExecutionContext,
-    settings: PipelineSettings,
-    progress: ProgressSink,
-    workspace: Workspace,
-    input_s3: S3ClientResource,
-    stream: GroupStream | None,
+    context: AssetExecutionContext, step: StepInputs, progress: ProgressSink, stream: GroupStream | None
 ) -> MaterializeResult:
     """Render the group's pages, each handed to the stream as it is written; page_images' materialization."""
-    group = context.partition_key
+    group, settings, workspace = context.partition_key, step.settings, step.workspace
     progress.phase(f"render {group}", expected_pages(workspace, group))
     try:
         result = render_group(
@@ -72,7 +66,7 @@ def _render(
             group,
             settings.target_longest_image_dim,
             progress.advance,
-            input_s3.client_for(*settings.pdfs),
+            step.input_client(),
             on_page=stream.offer_row if stream else None,
             text_layer=text_layer_kind(settings),
             pdf_memory_mb=settings.pdf_memory_mb,
@@ -144,32 +138,26 @@ def render_and_ocr(
     page_images is reported the moment rendering ends (the CLI starts its next group on that event), while the
     engine's last answers are still coming back.
     """
-    settings = pipeline_config.settings()
-    workspace = workspace_s3.open_workspace(settings.workspace)
-    require_work_group(workspace, context.partition_key)
+    step = open_step(pipeline_config, workspace_s3, group=context.partition_key, input_s3=input_s3)
     visible = _visible(progress, context)
     try:
-        yield from _render_then_ocr(context, config, settings, visible, workspace, input_s3)
+        yield from _render_then_ocr(context, config, step, visible)
     finally:
         if isinstance(visible, LoggingProgress):
             visible.close()  # the last phase's closing line, also when it ended short of its pages or failed
 
 
 def _render_then_ocr(
-    context: AssetExecutionContext,
-    config: RenderOcrConfig,
-    settings: PipelineSettings,
-    progress: ProgressSink,
-    workspace: Workspace,
-    input_s3: S3ClientResource,
+    context: AssetExecutionContext, config: RenderOcrConfig, step: StepInputs, progress: ProgressSink
 ) -> Iterator[MaterializeResult]:
     """The op's body: page_images' materialization when rendering ends, then vlm_ocr_outputs' when OCR does."""
+    settings, workspace = step.settings, step.workspace
     render, ocr = PAGE_IMAGES in context.selected_asset_keys, VLM_OCR_OUTPUTS in context.selected_asset_keys
     stream = None
     if render:
         if ocr and streams_pages(settings, config.stream_pages):
             stream = open_group_stream(workspace, settings)
-        yield _render(context, settings, progress, workspace, input_s3, stream)
+        yield _render(context, step, progress, stream)
         failed = failed_blocking_checks(context, PAGE_IMAGES, workspace) if ocr else []
         if failed:
             if stream is not None:
@@ -181,5 +169,5 @@ def _render_then_ocr(
         # running, is busy with now (the Pipes worker's own progress lines follow from its process).
         done = "page_images materialized; " if render else ""
         context.log.info(f"{done}vlm_ocr_outputs running for {context.partition_key}")
-        metadata = run_ocr_step(context, settings, progress, workspace, stream, input_s3.client_for(*settings.pdfs))
+        metadata = run_ocr_step(context, settings, progress, workspace, stream, step.input_client())
         yield MaterializeResult(asset_key=VLM_OCR_OUTPUTS, metadata=metadata)

@@ -4,54 +4,56 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dagster import ConfigurableResource, EnvVar
-from pydantic import Field
+from pydantic import Field, create_model
 
 from ocr_pipeline.progress import NullProgress
-from ocr_pipeline.settings import PipelineSettings, fields_of, settings_from_env
+from ocr_pipeline.settings import PipelineSettings, field_types, fields_of, settings_from_env
 from ocr_pipeline.workspace.s3 import S3ClientSettings, role_variables, s3_client
 from ocr_pipeline.workspace.storage import Workspace, open_workspace
 
 _DECLARED = {spec.name: spec for spec in fields_of(PipelineSettings)}
-_S3_DECLARED = {spec.name: spec for spec in fields_of(S3ClientSettings)}
 
 
-def _declared(name: str, declared: Mapping[str, dataclasses.Field[Any]] = _DECLARED) -> Any:
-    """The pydantic field of a declared settings field: its default, and its help as description."""
-    spec = declared[name]
-    if spec.default_factory is not dataclasses.MISSING:
-        return Field(default_factory=spec.default_factory, description=spec.metadata["help"])
-    return Field(default=spec.default, description=spec.metadata["help"])
+def declared_fields(declared: type) -> dict[str, tuple[Any, Any]]:
+    """(type, pydantic field) of each field of a settings class that Dagster may set: its default, its help."""
+    kinds = field_types(declared)
+    fields: dict[str, tuple[Any, Any]] = {}
+    for spec in fields_of(declared):
+        if not spec.metadata["dagster"]:
+            continue
+        if spec.default_factory is not dataclasses.MISSING:
+            model_field = Field(default_factory=spec.default_factory, description=spec.metadata["help"])
+        else:
+            model_field = Field(default=spec.default, description=spec.metadata["help"])
+        fields[spec.name] = (kinds[spec.name], model_field)
+    return fields
 
 
-class PipelineConfig(ConfigurableResource):
+def declared_resource(name: str, base: type[ConfigurableResource], declared: type) -> Any:
+    """`base` (its methods and docstring) with one config field per declared field, in the declaration's order.
+
+    Derived, not written out: a setting added to the declaration is a field of the resource with no edit here.
+    """
+    # Dagster's resource class is a pydantic model that its stubs do not show as one.
+    return create_model(  # type: ignore[call-overload]
+        name,
+        __base__=base,
+        __module__=base.__module__,
+        __qualname__=name,
+        __doc__=base.__doc__,
+        **declared_fields(declared),
+    )
+
+
+class _PipelineConfig(ConfigurableResource):
     """Where inputs come from, where outputs go, and how pages are read (the run settings).
 
-    One field per PipelineSettings field that Dagster may set, with the same name and type; defaults and
-    descriptions come from that declaration (tests/unit/test_settings.py keeps the two in step).
+    One field per PipelineSettings field that Dagster may set, with the same name, type, default and description
+    (declared_fields).
     """
-
-    workspace: str = _declared("workspace")
-    pdfs: list[str] = _declared("pdfs")
-    server: str | None = _declared("server")
-    model: str = _declared("model")
-    api_key: str | None = _declared("api_key")
-    markdown: bool = _declared("markdown")
-    apply_filter: bool = _declared("apply_filter")
-    pages_per_group: int = _declared("pages_per_group")
-    max_concurrent_requests: int = _declared("max_concurrent_requests")
-    max_page_retries: int = _declared("max_page_retries")
-    max_page_error_rate: float = _declared("max_page_error_rate")
-    target_longest_image_dim: int = _declared("target_longest_image_dim")
-    guided_decoding: bool = _declared("guided_decoding")
-    server_ready_timeout: float = _declared("server_ready_timeout")
-    hourly_cost_usd: float = _declared("hourly_cost_usd")
-    max_archive_bytes: int = _declared("max_archive_bytes")
-    follow_external_links: bool = _declared("follow_external_links")
-    pdf_memory_mb: int = _declared("pdf_memory_mb")
-    ocr_launcher: str = _declared("ocr_launcher")
 
     def settings(self) -> PipelineSettings:
         """The validated plain settings the stages take."""
@@ -59,23 +61,13 @@ class PipelineConfig(ConfigurableResource):
         return PipelineSettings(**{**values, "pdfs": list(values.get("pdfs") or [])}).validate()
 
     @classmethod
-    def from_settings(cls, settings: PipelineSettings) -> PipelineConfig:
+    def from_settings(cls, settings: PipelineSettings) -> _PipelineConfig:
         """The resource for settings built elsewhere (the CLI)."""
         names = set(cls.model_fields)
         return cls(**{k: v for k, v in settings.to_dict(redact=False).items() if k in names})
 
 
-def config_from_env(environ: Mapping[str, str] | None = None) -> PipelineConfig:
-    """`pipeline_config` from OCR_PIPELINE_* variables; secrets stay EnvVars, so the UI never shows their value."""
-    settings = settings_from_env(environ)
-    fields: dict[str, Any] = {}
-    for name in PipelineConfig.model_fields:
-        value, meta = getattr(settings, name), _DECLARED[name].metadata
-        fields[name] = (EnvVar(meta["env"]) if value else None) if meta["secret"] else value
-    return PipelineConfig(**fields)
-
-
-class S3ClientResource(ConfigurableResource):
+class _S3ClientResource(ConfigurableResource):
     """An S3 client for one bucket role, built only when a step touches an s3:// URI.
 
     Its fields are S3ClientSettings' (the OCR_PIPELINE_<ROLE>_* variables), under dagster-aws S3Resource's names.
@@ -83,13 +75,6 @@ class S3ClientResource(ConfigurableResource):
     location (the CLI's first request included), and its S3Resource hands a step that names it through
     `required_resource_keys` a boto3 client built at step start, local workspaces included (docs/operations.md, "S3").
     """
-
-    aws_access_key_id: str | None = _declared("aws_access_key_id", _S3_DECLARED)
-    aws_secret_access_key: str | None = _declared("aws_secret_access_key", _S3_DECLARED)
-    aws_session_token: str | None = _declared("aws_session_token", _S3_DECLARED)
-    endpoint_url: str | None = _declared("endpoint_url", _S3_DECLARED)
-    region_name: str | None = _declared("region_name", _S3_DECLARED)
-    profile_name: str | None = _declared("profile_name", _S3_DECLARED)
 
     def get_client(self) -> Any:
         """A boto3 S3 client with adaptive retries and bounded timeouts."""
@@ -102,6 +87,24 @@ class S3ClientResource(ConfigurableResource):
     def open_workspace(self, uri: str) -> Workspace:
         """The workspace at `uri` (a folder, or s3:// read with this resource's client)."""
         return open_workspace(uri, self.client_for(uri))
+
+
+if TYPE_CHECKING:  # the fields are made at run time; a type checker sees the methods (stages read settings())
+    PipelineConfig = _PipelineConfig
+    S3ClientResource = _S3ClientResource
+else:
+    PipelineConfig = declared_resource("PipelineConfig", _PipelineConfig, PipelineSettings)
+    S3ClientResource = declared_resource("S3ClientResource", _S3ClientResource, S3ClientSettings)
+
+
+def config_from_env(environ: Mapping[str, str] | None = None) -> PipelineConfig:
+    """`pipeline_config` from OCR_PIPELINE_* variables; secrets stay EnvVars, so the UI never shows their value."""
+    settings = settings_from_env(environ)
+    fields: dict[str, Any] = {}
+    for name in PipelineConfig.model_fields:
+        value, meta = getattr(settings, name), _DECLARED[name].metadata
+        fields[name] = (EnvVar(meta["env"]) if value else None) if meta["secret"] else value
+    return PipelineConfig(**fields)
 
 
 def s3_resource_from_env(role: str, environ: Mapping[str, str] | None = None) -> S3ClientResource:

@@ -30,6 +30,7 @@ from ocr_pipeline.defs.canary_gate import canary_gate
 from ocr_pipeline.defs.jobs import inventory_job, ocr_job
 from ocr_pipeline.defs.partitions import WORK_GROUPS
 from ocr_pipeline.defs.resources import PipelineConfig, S3ClientResource
+from ocr_pipeline.defs.step_inputs import open_step
 from ocr_pipeline.settings import DeploymentSettings, PipelineSettings, deployment_from_env
 from ocr_pipeline.stages.inventory_listing import known_sources, list_new_inputs
 from ocr_pipeline.stages.pdf_inventory import list_groups
@@ -159,8 +160,8 @@ def _work_group_tick(
     """List new inputs and ask for an inventory run; run every registered group that is not done and never ran."""
     # Read at each tick, never at import: a tick must end well inside Dagster's 60 s sensor timeout.
     deployment = deployment_from_env()
-    settings = pipeline_config.settings()
-    workspace = workspace_s3.open_workspace(settings.workspace)
+    step = open_step(pipeline_config, workspace_s3, input_s3=input_s3)
+    settings, workspace = step.settings, step.workspace
     state: dict[str, Any] = json.loads(context.cursor) if context.cursor else {}
     tags = retry_tags(deployment.sensor_max_retries)
     requests: list[RunRequest] = []
@@ -168,7 +169,7 @@ def _work_group_tick(
         # What it will find is not known until it ends: list again after it, from the same cursor.
         summary = "an inventory run is in progress"
     else:
-        input_client = input_s3.client_for(*settings.pdfs)
+        input_client = step.input_client()
         bound = deployment.sensor_max_new_inputs
         inventory, summary = inventory_request(context, settings, workspace, input_client, state, bound, tags)
         if inventory is not None:

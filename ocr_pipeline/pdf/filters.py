@@ -8,11 +8,8 @@ from dataclasses import dataclass
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
-from langdetect import DetectorFactory, detect_langs
-from langdetect.lang_detect_exception import LangDetectException
 
-# langdetect samples randomly; a fixed seed makes the same text give the same answer on every run.
-DetectorFactory.seed = 0
+from ocr_pipeline.quality.language_detector import best_language
 
 # Machine-readable reasons (written to rejected/<group>.jsonl with stage "filter").
 FORM_FIELDS = "form_fields"
@@ -112,17 +109,6 @@ def is_seo_spam(text: str, threshold: float = SEO_SPAM_RATIO) -> tuple[bool, flo
     return ratio > threshold, ratio
 
 
-def detect_language(text: str) -> tuple[str | None, float]:
-    """The most probable language code and its probability, or (None, 0.0) when undetectable."""
-    try:
-        ranked = detect_langs(text)
-    except LangDetectException:
-        return None, 0.0
-    if not ranked:
-        return None, 0.0
-    return ranked[0].lang, ranked[0].prob
-
-
 def check_text(text: str) -> FilterDecision:
     """The language and spam checks on the text of the first pages."""
     n_chars = len(text)
@@ -131,7 +117,7 @@ def check_text(text: str) -> FilterDecision:
     alpha = sum(c.isalpha() for c in text) / n_chars
     if alpha < MIN_ALPHA_RATIO:
         return FilterDecision(True, None, f"text is {alpha:.0%} letters, maybe a bad text layer")
-    lang, prob = detect_language(text)
+    lang, prob = best_language(text) or (None, 0.0)
     if lang is not None and lang not in KEEP_LANGUAGES:
         return FilterDecision(False, NON_ENGLISH, f"detected {lang} (p={prob:.2f})")
     spam, ratio = is_seo_spam(text)

@@ -13,7 +13,8 @@ import functools
 import re
 import unicodedata
 from collections import Counter
-from typing import Any
+
+from ocr_pipeline.quality.language_detector import best_language
 
 # Letters of prose on each side before anything is judged: langdetect guesses on less, and a short page
 # (a title, a figure caption) costs little if it is wrong.
@@ -54,36 +55,13 @@ def dominant_script(text: str) -> tuple[str | None, float, int]:
     return name, n / letters, letters
 
 
-@functools.lru_cache(maxsize=1)
-def _detectors() -> Any:
-    """langdetect's profiles, loaded once per process into a factory of our own, seeded."""
-    # Not langdetect's module-level factory: it is published before its profiles finish loading, so the engine's
-    # threads judging their first pages at once could detect with half the languages. lru_cache returns only a
-    # factory that is fully loaded. Imported here to save start-up time: only pages with a trusted layer need it.
-    from langdetect.detector_factory import PROFILES_DIRECTORY, DetectorFactory
-
-    factory = DetectorFactory()
-    factory.load_profile(PROFILES_DIRECTORY)
-    factory.set_seed(0)  # langdetect samples randomly; the seed makes the same text give the same answer
-    return factory
-
-
 @functools.lru_cache(maxsize=128)
 def detected_language(text: str) -> tuple[str, float] | None:
     """langdetect's most likely language and its probability; None where it finds no feature to go by.
 
     Cached: the engine judges an answer while it can retry, and its signals judge the same words again.
     """
-    # Imported here to save start-up time, like the profiles.
-    from langdetect.lang_detect_exception import LangDetectException
-
-    detector = _detectors().create()
-    detector.append(text)
-    try:
-        best = detector.get_probabilities()[0]
-    except (LangDetectException, IndexError):
-        return None
-    return str(best.lang), float(best.prob)
+    return best_language(text)
 
 
 def wrong_language(answer: str, text_layer: str) -> str | None:

@@ -84,20 +84,7 @@ def needs_engine(row: dict[str, Any], memo: PageMemo) -> bool:
 
 def page_input(row: dict[str, Any]) -> PageInput:
     """The engine's input for a page row (the same whether read from the Parquet or streamed as rendered)."""
-    return _page_input(row)
-
-
-def _page_input(row: dict[str, Any]) -> PageInput:
-    return PageInput(
-        source_hash=row["sha256"],
-        page_num=row["page_num"],
-        png=row["png"],
-        width=row["width"] or 0,
-        height=row["height"] or 0,
-        text_layer=row["text_layer"] or "",
-        text_layer_trusted=bool(row["text_layer_trusted"]),
-        image_covered=bool(row.get("image_covered")),  # absent from pages written before the column
-    )
+    return PageInput.from_row(row)
 
 
 def _unreadable(row: dict[str, Any]) -> PageResult:
@@ -258,7 +245,7 @@ def _ocr_group(
                 record(row["source"], blank, False, _facts(row, ink))
                 continue
             sources[(row["sha256"], row["page_num"])] = (row["source"], _facts(row, ink), plain)
-            yield functools.partial(_page_input, row)
+            yield functools.partial(PageInput.from_row, row)
 
     runner(factories(), sink)
     for source, page, facts in with_layouts(waiting, layouts):

@@ -6,13 +6,14 @@ import os
 import re
 import subprocess
 import sys
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import pytest
+from dagster import ConfigurableResource
 
 from ocr_pipeline.cli import build_parser, main, run_flags, vllm_flags
-from ocr_pipeline.defs.resources import PipelineConfig, S3ClientResource, config_from_env
+from ocr_pipeline.defs.resources import PipelineConfig, S3ClientResource, config_from_env, declared_resource
 from ocr_pipeline.launch.k8s.config import K8sLaunchConfig
 from ocr_pipeline.launch.vllm_server import VllmLaunchSettings
 from ocr_pipeline.settings import (
@@ -25,6 +26,7 @@ from ocr_pipeline.settings import (
     deployment_from_env,
     environment_rows,
     field_types,
+    option,
     read_env,
     samples_dir,
     settings_from_env,
@@ -114,8 +116,8 @@ def test_the_cli_takes_its_variables_as_defaults_and_flags_win(monkeypatch: pyte
 @pytest.mark.parametrize(
     ("config", "declared"), [(PipelineConfig, PipelineSettings), (S3ClientResource, S3ClientSettings)]
 )
-def test_resource_classes_are_written_out_in_step_with_their_declaration(config: type, declared: type) -> None:
-    # Ordinary classes (a type checker sees each field), with the declared names, types, defaults and help.
+def test_resource_classes_are_derived_from_their_declaration(config: type, declared: type) -> None:
+    # The declared names (in order), types, defaults and help, and the methods and docstring of the base class.
     kinds = field_types(declared)
     specs = {f.name: f for f in fields(declared) if f.metadata["dagster"]}
     assert list(config.model_fields) == list(specs)  # same fields, same order
@@ -123,6 +125,21 @@ def test_resource_classes_are_written_out_in_step_with_their_declaration(config:
         assert model_field.annotation == kinds[name], name
         assert model_field.get_default(call_default_factory=True) == declared_default(specs[name]), name
         assert model_field.description == specs[name].metadata["help"], name
+    assert config.__name__ == config.__qualname__ and config.__module__ == "ocr_pipeline.defs.resources"
+    assert config.__doc__ and issubclass(config, ConfigurableResource)
+
+
+def test_a_new_setting_is_a_resource_field_without_editing_the_resource() -> None:
+    @dataclass
+    class MoreSettings(PipelineSettings):
+        page_budget_s: float = option(2.5, "seconds a page may take", env="PAGE_BUDGET_S")
+        local_only: int = option(1, "not for Dagster", dagster=False)
+
+    derived = declared_resource("PipelineConfig", PipelineConfig.__base__, MoreSettings)
+    assert list(derived.model_fields) == [*PipelineConfig.model_fields, "page_budget_s"]
+    added = derived.model_fields["page_budget_s"]
+    assert (added.annotation, added.default, added.description) == (float, 2.5, "seconds a page may take")
+    assert derived(workspace="/ws", page_budget_s=4.0).page_budget_s == 4.0
 
 
 def test_one_boolean_and_list_syntax_for_every_settings_class() -> None:

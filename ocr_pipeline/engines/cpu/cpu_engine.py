@@ -24,11 +24,10 @@ from ocr_pipeline.layout.scan_layout import halves, letterhead, level_boxes, mar
 from ocr_pipeline.layout.scan_rules import find_rules
 from ocr_pipeline.layout.simple_order import simple_lines
 from ocr_pipeline.layout.table_html import Rule, find_tables
+from ocr_pipeline.quality.language_detector import page_language
 from ocr_pipeline.records import PageInput, PageResult
 
 RAPIDOCR_VERSION = "3.10.0"
-# Fewer letters than this make language detection a guess: report None instead.
-MIN_LANG_LETTERS = 20
 # Large images are shrunk to this longest side before OCR (the pipeline renders 1288 px pages).
 MAX_SIDE_PX = 2000
 
@@ -36,20 +35,6 @@ MAX_SIDE_PX = 2000
 def _default_threads() -> int:
     """Threads per ONNX session: all cores but never more than 4 (more gains little on small models)."""
     return max(1, min(4, os.cpu_count() or 1))
-
-
-def detect_language(text: str) -> str | None:
-    """ISO 639-1 code of `text` by langdetect (seeded, so deterministic); None for too little text."""
-    if sum(c.isalpha() for c in text) < MIN_LANG_LETTERS:
-        return None
-    # Imported here to save start-up time: only pages that reach the CPU engine need it.
-    from langdetect import DetectorFactory, LangDetectException, detect
-
-    DetectorFactory.seed = 0  # langdetect samples randomly; the seed makes reruns identical
-    try:
-        return detect(text)
-    except LangDetectException:
-        return None
 
 
 def _layout(
@@ -248,6 +233,6 @@ class CpuEngine:
                 result.error = f"{type(exc).__name__}: {exc}"
                 result.is_fallback = True
                 result.extra["source"] = "text_layer_fallback"
-        result.primary_language = detect_language(result.text)
+        result.primary_language = page_language(result.text)
         result.elapsed_s = round(time.perf_counter() - start, 4)
         return result
