@@ -30,7 +30,7 @@ class PipelineConfig(ConfigurableResource):
     """Where inputs come from, where outputs go, and how pages are read (the run settings).
 
     One field per PipelineSettings field that Dagster may set, with the same name and type; defaults and
-    descriptions come from that declaration (tests/unit/test_settings.py keeps the two in step).
+    descriptions come from that declaration (tests/unit/settings/test_settings.py keeps the two in step).
     """
 
     workspace: str = _declared("workspace")
