@@ -11,7 +11,7 @@ import yaml
 from dagster import DagsterInstance
 from dagster._core.instance.config import dagster_instance_config
 
-DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+DEPLOY = Path(__file__).resolve().parents[3] / "deploy"
 
 
 def _load(name: str) -> dict:

@@ -19,7 +19,7 @@ from ocr_pipeline.launch.vllm_server import VllmLaunchSettings, vllm_command
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.worker import worker_invocation
 
-K8S_DIR = Path(__file__).resolve().parents[2] / "k8s"
+K8S_DIR = Path(__file__).resolve().parents[3] / "k8s"
 # The oldest release with native sidecars on by default (1.29) up to the newest schema the package ships.
 VERSIONS = ["1.29.0", kubernetes_validate.latest_version()]
 # The pod template ships inside the package (read with importlib.resources); the rest are kubectl manifests.

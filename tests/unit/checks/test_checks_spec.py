@@ -21,7 +21,7 @@ from ocr_pipeline.workspace.keys import filtered_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import write_table
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _write(tmp_path: Path, text: str, name: str = "t.yml") -> Path:

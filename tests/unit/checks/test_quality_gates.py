@@ -15,7 +15,7 @@ from ocr_pipeline.checks.registry import evaluate
 from ocr_pipeline.checks.spec import ChecksConfigError, load_dir, load_file
 from ocr_pipeline.workspace.storage import LocalWorkspace
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 class HandMade(PartitionData):

@@ -33,7 +33,7 @@ from ocr_pipeline.settings import (
 )
 from ocr_pipeline.workspace.s3 import S3ClientSettings
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_cli_flags_dagster_fields_and_variables_come_from_the_dataclass() -> None:
