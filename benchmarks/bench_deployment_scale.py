@@ -32,7 +32,7 @@ from ocr_pipeline.defs.materialize import run_resources
 from ocr_pipeline.defs.sensors import work_group_sensor
 from ocr_pipeline.local_run import run_local
 from ocr_pipeline.settings import PipelineSettings
-from tests.support import corpora
+from tests.support.builders import corpora
 from tests.support.s3_server import SeaweedS3
 
 

@@ -25,7 +25,7 @@ import urllib.request
 from pathlib import Path
 
 from benchmarks.bench_vlm_throughput import free_port
-from tests.support.corpora import mixed_pdfs
+from tests.support.builders.corpora import mixed_pdfs
 from tests.support.oracle import right_answers
 
 # 13 PDFs, 227 pages: many short documents and one long one, the shape of the corpus.

@@ -2,7 +2,7 @@
 
     .venv/bin/python -m benchmarks.bench_olmo [--out /tmp/olmo-bench] [--olmocr-python /tmp/olmocr-venv/bin/python]
 
-Writes BENCH/pdfs/*.pdf and BENCH/tests.jsonl (benchmarks/olmo_pdfs.py), then each candidate's Markdown as
+Writes BENCH/pdfs/*.pdf and BENCH/tests.jsonl (tests/support/builders/olmo_pdfs.py), then each candidate's Markdown as
 BENCH/<candidate>/<pdf stem>_pg<page>_repeat1.md (olmOCR-Bench's layout), then scores the candidates with
 benchmarks/olmo_score.py run by `--olmocr-python` (a venv with `olmocr[bench]`; default: this interpreter, which
 falls back to the re-implemented test semantics when olmocr is missing).
@@ -18,10 +18,10 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.olmo_pdfs import build_cases
 from ocr_pipeline.engines.cpu import CpuEngine
 from ocr_pipeline.pdf.page_rows import document_pages
 from ocr_pipeline.records import PageInput
+from tests.support.builders.olmo_pdfs import build_cases
 
 SCORER = Path(__file__).with_name("olmo_score.py")
 

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.support import corpora
+from tests.support.builders import corpora
 
 BIN = Path(sys.executable).parent
 DEFS = ["-m", "ocr_pipeline.defs.definitions", "-a", "defs"]

@@ -17,7 +17,7 @@ from ocr_pipeline.local_run import run_local
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_rows
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -20,7 +20,7 @@ import pypdfium2 as pdfium
 from PIL import Image
 
 from ocr_pipeline.pdf.render import render_pdf_page
-from tests.support.pdfgen import SENTENCES, scan_pdf, text_pdf, two_column_pdf
+from tests.support.builders.pdfgen import SENTENCES, scan_pdf, text_pdf, two_column_pdf
 
 ROOT = Path(__file__).resolve().parents[1]
 

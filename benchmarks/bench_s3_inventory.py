@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ocr_pipeline.stages.pdf_inventory import form_groups, list_groups, scan_inputs
 from ocr_pipeline.workspace.s3 import S3Workspace
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 from tests.support.s3_server import SeaweedS3
 
 

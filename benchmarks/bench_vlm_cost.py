@@ -35,7 +35,7 @@ from benchmarks.bench_first_request import (
     start_server,
 )
 from benchmarks.bench_first_request import write_answers as write_server_answers
-from tests.support.corpora import numbered_pdf
+from tests.support.builders.corpora import numbered_pdf
 
 
 @dataclass(frozen=True)

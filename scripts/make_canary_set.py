@@ -27,10 +27,10 @@ from reportlab.lib.pagesizes import A4  # noqa: E402
 from reportlab.lib.utils import ImageReader  # noqa: E402
 from reportlab.pdfgen import canvas  # noqa: E402
 
-from benchmarks.olmo_blocks import NOTES_HEAD, draw_tables, footnote_page, make_scan, rasterise  # noqa: E402
-from benchmarks.olmo_pages import Page, words_text  # noqa: E402
-from tests.support import near_blank  # noqa: E402
-from tests.support.layout_pdfs import pdf_of_pages  # noqa: E402
+from tests.support.builders import near_blank  # noqa: E402
+from tests.support.builders.layout_pdfs import pdf_of_pages  # noqa: E402
+from tests.support.builders.olmo_blocks import NOTES_HEAD, draw_tables, footnote_page, make_scan, rasterise  # noqa: E402
+from tests.support.builders.olmo_pages import Page, words_text  # noqa: E402
 
 OUT = ROOT / "ocr_pipeline" / "canary" / "pages"
 # No creation date or random document id in the files: the same bytes on every run (and the same set digest).

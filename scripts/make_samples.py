@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 ROOT = Path(__file__).resolve().parent.parent
 

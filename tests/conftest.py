@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import pdfgen
-from tests.support.pdfgen import add_tar_member
+from tests.support.builders import pdfgen
+from tests.support.builders.pdfgen import add_tar_member
 
 REPO = Path(__file__).resolve().parents[1]
 # Child processes (the fake vLLM, the sandbox's misbehaving children, the VLM test server) import tests.support too:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 from tests.support.canary_oracle import canary_answers
 from tests.support.dagster_stack import REPO, DagsterStack, wait_for
 from tests.support.oracle import right_answers

@@ -15,7 +15,7 @@ from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.pdf_inventory import read_group
 from ocr_pipeline.workspace.keys import dolma_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 from tests.support.oracle import right_answers
 from tests.support.partition_runs import keyed_pages, latest_evaluation, ocr_check, render_pages
 from tests.support.vlm_answers import UNRELATED

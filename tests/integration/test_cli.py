@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ocr_pipeline.cli import build_parser, settings_from_args
 from ocr_pipeline.workspace.tables import read_gzip_jsonl
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

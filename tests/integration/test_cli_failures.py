@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
 
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 from tests.support.vlm_server import VlmTestServer
 
 

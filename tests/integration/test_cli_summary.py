@@ -10,7 +10,7 @@ from pathlib import Path
 from ocr_pipeline.workspace.keys import partial_key
 from ocr_pipeline.workspace.tables import read_gzip_jsonl
 from tests.integration.test_input_isolation import half_broken_pdf
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 
 def test_a_successful_run_logs_what_it_did_and_counts_the_pages_of_rejected_documents(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ocr_pipeline.workspace.tables import read_gzip_jsonl
 from tests.integration.test_vllm_launcher import FAKE_VLLM, free_port
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 
 def _fake_vllm_env(tmp_path: Path, mode: str = "serve") -> dict[str, str]:

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from ocr_pipeline.workspace.storage import LocalWorkspace
-from tests.support import pdfgen
 from tests.support.audit import audit
+from tests.support.builders import pdfgen
 
 
 def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:

@@ -14,8 +14,8 @@ from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.workspace.faults import FAULT_VARIABLE
 from ocr_pipeline.workspace.keys import dolma_key, done_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
-from tests.support import pdfgen
 from tests.support.audit import audit
+from tests.support.builders import pdfgen
 
 # Every write of group formation and of a group's commit (`commit.partial` is the same `publish` call as these).
 POINTS = [

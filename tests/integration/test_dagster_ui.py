@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from ocr_pipeline.checks.spec import load_dir, shipped_checks_dir
-from tests.support import pdfgen
 from tests.support.browser import CHROMIUM_ARGS, chromium_path, sync_playwright
+from tests.support.builders import pdfgen
 from tests.support.dagster_stack import REPO, DagsterStack
 
 # Sorted by name and packed two pages a group: g000001 = the broken file + the French page (a document, and the

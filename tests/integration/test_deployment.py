@@ -18,7 +18,7 @@ import pytest
 
 from ocr_pipeline.workspace.s3 import S3Workspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_jsonl
-from tests.support import corpora
+from tests.support.builders import corpora
 from tests.support.dagster_stack import REPO, DagsterStack, wait_for
 from tests.support.oracle import right_answers_of
 from tests.support.postgres_server import PostgresOnTcp

@@ -33,8 +33,8 @@ from ocr_pipeline.stages.pdf_inventory import list_groups, read_group
 from ocr_pipeline.workspace.commit import done_groups
 from ocr_pipeline.workspace.s3 import S3Workspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl
-from tests.support import corpora
 from tests.support.audit import audit
+from tests.support.builders import corpora
 from tests.support.dagster_stack import REPO, DagsterStack
 from tests.support.oracle import right_answers_of
 from tests.support.postgres_server import PostgresOnTcp

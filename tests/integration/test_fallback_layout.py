@@ -25,7 +25,7 @@ from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.workspace.keys import ocr_key, pages_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_rows
-from tests.support import layout_pdfs, pdfgen
+from tests.support.builders import layout_pdfs, pdfgen
 from tests.support.oracle import right_answers
 from tests.support.real_pages import BENCH
 from tests.support.vlm_protocol import Fault, hist_key

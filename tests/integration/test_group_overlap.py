@@ -25,7 +25,7 @@ from ocr_pipeline.workspace.commit import pending_groups
 from ocr_pipeline.workspace.keys import dolma_key, done_key, pages_key, rejected_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_jsonl
-from tests.support import corpora
+from tests.support.builders import corpora
 from tests.support.oracle import right_answers
 from tests.support.vlm_server import VlmTestServer
 

@@ -9,7 +9,7 @@ from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.workspace.keys import dolma_key, rejected_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_jsonl
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 
 def half_broken_pdf() -> bytes:

@@ -25,7 +25,7 @@ from ocr_pipeline.workspace.keys import dolma_key, pipes_prefix
 from ocr_pipeline.workspace.s3 import S3Workspace
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 from tests.support.k8s_api import EmulatedCluster, container_env
 from tests.support.s3_server import SeaweedS3
 from tests.support.vlm_server import VlmTestServer

@@ -22,7 +22,7 @@ from ocr_pipeline.defs.materialize import run_inventory, run_resources
 from ocr_pipeline.defs.sensors import work_group_sensor
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.workspace.storage import LocalWorkspace
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 from tests.support.canary_oracle import canary_answers
 from tests.support.vlm_protocol import Fault
 from tests.support.vlm_server import VlmTestServer

@@ -20,7 +20,7 @@ from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.workspace.keys import dolma_key, ocr_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_rows
-from tests.support import near_blank, pdfgen
+from tests.support.builders import near_blank, pdfgen
 from tests.support.oracle import right_answers
 from tests.support.partition_runs import keyed_pages, latest_evaluation, ocr_check, render_pages
 from tests.support.vlm_protocol import Fault

@@ -17,7 +17,7 @@ from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.workspace.keys import dolma_key, ocr_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_rows
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 from tests.support.oracle import right_answers
 from tests.support.vlm_server import VlmTestServer, default_text
 

@@ -12,7 +12,7 @@ from ocr_pipeline.defs.checks import build_asset_checks
 from ocr_pipeline.defs.materialize import ASSETS_AND_CHECKS, GROUP_ASSETS, run_inventory, run_resources
 from ocr_pipeline.defs.partitions import WORK_GROUPS
 from ocr_pipeline.settings import PipelineSettings
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 # A warning that always fails on a shard with a document: the UI must show it as a warning, not a failure.
 ALWAYS_WARNS = """\

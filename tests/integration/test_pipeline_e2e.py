@@ -13,7 +13,7 @@ from ocr_pipeline.stages.pdf_inventory import list_groups, read_group
 from ocr_pipeline.workspace.keys import dolma_key, markdown_key, rejected_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_jsonl, read_rows
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 
 def _materialize_all(settings: PipelineSettings) -> tuple[DagsterInstance, list[str]]:

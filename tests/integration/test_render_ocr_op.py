@@ -14,7 +14,7 @@ from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.workspace.keys import dolma_key, ocr_key, pages_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_rows
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 from tests.support.vlm_server import VlmTestServer
 
 

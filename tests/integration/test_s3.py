@@ -22,7 +22,7 @@ from ocr_pipeline.local_run import run_local
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.workspace.s3 import S3Workspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_jsonl
-from tests.support import corpora, pdfgen
+from tests.support.builders import corpora, pdfgen
 from tests.support.fault_proxy import FaultProxy
 from tests.support.s3_server import READER, SeaweedS3
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 from tests.support.s3_server import ADMIN, SeaweedS3
 
 

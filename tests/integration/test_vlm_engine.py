@@ -18,7 +18,7 @@ from ocr_pipeline.engines.vlm.client import VlmClient
 from ocr_pipeline.engines.vlm.prompts import build_request, temperature_for
 from ocr_pipeline.records import PageInput, PageResult
 from tests.support import Fault, VlmTestServer, page_input, page_key
-from tests.support.pdfgen import SENTENCES
+from tests.support.builders.pdfgen import SENTENCES
 from tests.support.vlm_answers import GERMAN, RUSSIAN
 from tests.support.vlm_protocol import default_text
 

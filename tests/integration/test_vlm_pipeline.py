@@ -14,7 +14,7 @@ from ocr_pipeline.worker import worker_invocation
 from ocr_pipeline.workspace.keys import dolma_key, pages_key, partial_key, rejected_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_jsonl, read_rows
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 from tests.support.oracle import right_answers
 from tests.support.vlm_protocol import Fault, hist_key
 from tests.support.vlm_server import VlmTestServer

@@ -20,7 +20,7 @@ from ocr_pipeline.workspace.commit import pending_groups
 from ocr_pipeline.workspace.keys import dolma_key, ocr_key, pages_key, rejected_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_rows
-from tests.support import corpora, pdfgen
+from tests.support.builders import corpora, pdfgen
 from tests.support.oracle import right_answers
 from tests.support.vlm_server import VlmTestServer
 

@@ -93,7 +93,7 @@ def _worker_pids(workspace: Path) -> list[int]:
 def test_a_sigkilled_cli_takes_its_worker_with_it(tmp_path: Path) -> None:
     # The server takes a minute a page: the worker is mid-request when the command is killed. Without streaming
     # (which sends pages from the CLI's own process while rendering), the Pipes worker does the requests.
-    from tests.support import pdfgen
+    from tests.support.builders import pdfgen
     from tests.support.vlm_server import VlmTestServer
 
     pdf = pdfgen.write(tmp_path / "in" / "a.pdf", pdfgen.text_pdf([pdfgen.SENTENCES[:2]]))

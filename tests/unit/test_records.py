@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ocr_pipeline.pdf.page_rows import document_pages
 from ocr_pipeline.records import PageInput
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 
 def test_a_page_row_becomes_the_engines_input(tmp_path) -> None:

@@ -12,7 +12,7 @@ from ocr_pipeline.canary.bench_set import BenchSetError, load_bench_set, shipped
 from ocr_pipeline.canary.olmo_tests import end_repeats, near_match_starts, run_test
 from ocr_pipeline.canary.verdict import CanaryVerdict, canary_fingerprint, public_server, read_verdict, write_verdict
 from ocr_pipeline.workspace.storage import LocalWorkspace
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 from tests.support.canary_oracle import reference_answers
 
 

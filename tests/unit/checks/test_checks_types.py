@@ -20,7 +20,7 @@ from ocr_pipeline.stages.vlm_ocr_outputs import OCR_SCHEMA
 from ocr_pipeline.workspace.keys import dolma_key, inventory_key, ocr_key, pages_key, rejected_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import gzip_jsonl, read_gzip_jsonl, read_rows, write_jsonl, write_table
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 GROUP = "g000001"
 

@@ -20,7 +20,7 @@ from ocr_pipeline.defs.sensors import work_group_sensor
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.pdf_inventory import list_groups, read_group, scan_inputs
 from ocr_pipeline.workspace.storage import open_workspace
-from tests.support import corpora, pdfgen
+from tests.support.builders import corpora, pdfgen
 
 RETRY_TAGS = {"dagster/max_retries": "2", "dagster/retry_strategy": "ALL_STEPS"}
 

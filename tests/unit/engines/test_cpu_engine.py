@@ -11,7 +11,7 @@ from rapidfuzz import fuzz
 
 from ocr_pipeline.engines.cpu import CpuEngine, detect_language
 from ocr_pipeline.records import PageInput
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 S = pdfgen.SENTENCES
 LONGEST_PX = 1288

@@ -8,7 +8,7 @@ from ocr_pipeline.engines.cpu import CpuEngine
 from ocr_pipeline.engines.cpu.layer_check import judge_layer, sample_indices, words_of
 from ocr_pipeline.pdf.page_rows import document_pages
 from ocr_pipeline.records import PageInput
-from tests.support import layout_pdfs, pdfgen
+from tests.support.builders import layout_pdfs, pdfgen
 
 PARAGRAPHS = [" ".join(pdfgen.SENTENCES)] * 3
 

@@ -11,7 +11,7 @@ import pytest
 from ocr_pipeline.engines.cpu import CpuEngine
 from ocr_pipeline.layout.scan_rules import find_rules
 from ocr_pipeline.records import PageInput
-from tests.support import layout_pdfs, pdfgen
+from tests.support.builders import layout_pdfs, pdfgen
 
 
 @pytest.fixture(scope="module")

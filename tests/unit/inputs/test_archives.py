@@ -10,8 +10,8 @@ from ocr_pipeline.inputs.archives import ARCHIVES_PREFIX, extract_archive
 from ocr_pipeline.stages.pdf_inventory import read_group, scan_inputs
 from ocr_pipeline.workspace.keys import dolma_key, done_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
-from tests.support import pdfgen
-from tests.support.pdfgen import add_tar_member
+from tests.support.builders import pdfgen
+from tests.support.builders.pdfgen import add_tar_member
 
 MIB = 1024 * 1024
 

@@ -13,8 +13,8 @@ from ocr_pipeline.inputs.specs import InputSpecError, check_specs, resolve_input
 from ocr_pipeline.workspace.keys import markdown_key
 from ocr_pipeline.workspace.safepaths import check_key, safe_name, safe_relative_path
 from ocr_pipeline.workspace.storage import LocalWorkspace
-from tests.support import pdfgen
-from tests.support.pdfgen import add_tar_member
+from tests.support.builders import pdfgen
+from tests.support.builders.pdfgen import add_tar_member
 
 
 def _tree(root: Path) -> None:

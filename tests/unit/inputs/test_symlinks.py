@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ocr_pipeline.stages.pdf_inventory import read_group, scan_inputs
 from ocr_pipeline.workspace.storage import LocalWorkspace
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 
 def test_a_self_referencing_link_is_rejected_and_the_rest_scanned(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from ocr_pipeline.layout.furniture import furniture_rows
 from ocr_pipeline.layout.reading_order import Box
 from ocr_pipeline.pdf.page_rows import document_pages
 from ocr_pipeline.textlayer.reader import extract_page_text
-from tests.support import layout_pdfs, pdfgen
+from tests.support.builders import layout_pdfs, pdfgen
 
 S = pdfgen.SENTENCES
 W, H = A4

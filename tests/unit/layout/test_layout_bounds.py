@@ -29,8 +29,8 @@ from ocr_pipeline.textlayer.glyphs import Glyph
 from ocr_pipeline.textlayer.math import latex as math_latex
 from ocr_pipeline.textlayer.math.latex import latex_formulas
 from ocr_pipeline.textlayer.reader import layout_text, page_layout
-from tests.support import pdfgen
-from tests.support.bounds_pdfs import lines_pdf, placed_text_pdf, prose, scattered_pdf
+from tests.support.builders import pdfgen
+from tests.support.builders.bounds_pdfs import lines_pdf, placed_text_pdf, prose, scattered_pdf
 
 
 def _layout(tmp_path: Path, data: bytes) -> tuple[str, list[str]]:

@@ -12,7 +12,7 @@ from ocr_pipeline.layout.reading_order import (
     order_text,
 )
 from ocr_pipeline.textlayer.reader import extract_page_text
-from tests.support.columns_pdfs import CAPTION_START, TITLE, column_lines, crossed_gutter_pdf
+from tests.support.builders.columns_pdfs import CAPTION_START, TITLE, column_lines, crossed_gutter_pdf
 
 
 def _column(x0: float, x1: float, y0: float, texts: list[str], step: float = 20) -> list[Box]:

@@ -12,7 +12,7 @@ from ocr_pipeline.layout.reading_order import Box
 from ocr_pipeline.layout.table_html import find_tables
 from ocr_pipeline.records import PageInput
 from ocr_pipeline.textlayer.reader import extract_page_text
-from tests.support import layout_pdfs, pdfgen
+from tests.support.builders import layout_pdfs, pdfgen
 
 
 def _text(pdf: bytes) -> str:

@@ -8,7 +8,7 @@ import pytest
 from ocr_pipeline.pdf import filters
 from ocr_pipeline.pdf.filters import check_pdf, check_text, is_seo_spam
 from ocr_pipeline.pdf.render import render_pdf_page
-from tests.support.pdfgen import SENTENCES, form_pdf, text_pdf
+from tests.support.builders.pdfgen import SENTENCES, form_pdf, text_pdf
 
 FRENCH = [
     "Le comité a approuvé le budget annuel après un long débat au conseil municipal.",

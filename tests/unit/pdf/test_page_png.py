@@ -14,7 +14,7 @@ from reportlab.pdfgen import canvas
 
 from ocr_pipeline.pdf.page_png import encode_png, is_grey, page_png
 from ocr_pipeline.pdf.render import render_pdf_page, render_scale
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 
 def _decoded(png: bytes) -> Image.Image:

@@ -13,7 +13,7 @@ from pypdf import PdfWriter
 
 from ocr_pipeline.pdf import probe as pdf_probe
 from ocr_pipeline.pdf.probe import PdfOpenError, open_pdf, probe_image, probe_pdf, sha256_file
-from tests.support.pdfgen import SENTENCES, encrypted_pdf, huge_page_pdf, scan_pdf, text_pdf, write
+from tests.support.builders.pdfgen import SENTENCES, encrypted_pdf, huge_page_pdf, scan_pdf, text_pdf, write
 
 
 @pytest.fixture(scope="module")

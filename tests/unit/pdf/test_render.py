@@ -15,7 +15,7 @@ from reportlab.pdfgen import canvas
 
 from ocr_pipeline.pdf.render import image_to_page, render_pdf_page, render_scale, rotate_png
 from ocr_pipeline.settings import MAX_PAGE_PIXELS
-from tests.support.pdfgen import SENTENCES, huge_page_pdf, scan_pdf, set_rotate, text_pdf
+from tests.support.builders.pdfgen import SENTENCES, huge_page_pdf, scan_pdf, set_rotate, text_pdf
 
 
 def _bar_pdf() -> bytes:

@@ -17,7 +17,7 @@ from ocr_pipeline.pdf.filters import FORM_FIELDS, check_pdf
 from ocr_pipeline.pdf.page_rows import document_pages
 from ocr_pipeline.pdf.probe import open_pdf, probe_pdf
 from ocr_pipeline.pdf.render import render_pdf_page
-from tests.support.form_pdfs import (
+from tests.support.builders.form_pdfs import (
     NAME_FIELD,
     NAME_VALUE,
     PAGE,
@@ -26,7 +26,7 @@ from tests.support.form_pdfs import (
     empty_owner_password_pdf,
     form_pdf,
 )
-from tests.support.pdfgen import SENTENCES, encrypted_pdf, text_pdf, write
+from tests.support.builders.pdfgen import SENTENCES, encrypted_pdf, text_pdf, write
 
 DIM = 1288
 OFF_PAGE_CROP = (1000.0, 1000.0, 1600.0, 1800.0)

@@ -16,7 +16,7 @@ from ocr_pipeline.quality import PageFacts, page_signals
 from ocr_pipeline.quality.density import text_on_blank
 from ocr_pipeline.quality.print_ink import INK_CONTRAST, answer_letters, invented_text, page_ink
 from ocr_pipeline.records import PageResult
-from tests.support import near_blank
+from tests.support.builders import near_blank
 from tests.support.real_pages import BENCH
 from tests.support.vlm_answers import INVENTED_PAGE
 

@@ -14,7 +14,7 @@ from ocr_pipeline.quality.repetition import repetition
 from ocr_pipeline.quality.truncation import truncation
 from ocr_pipeline.records import PageResult
 from ocr_pipeline.stages.dolma_documents import build_document
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 from tests.support.real_pages import real_page_texts
 from tests.support.vlm_answers import GERMAN
 

@@ -21,7 +21,7 @@ from ocr_pipeline.stages.vlm_ocr_outputs import ocr_with_engine
 from ocr_pipeline.workspace.keys import ocr_key, pages_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_rows
-from tests.support import layout_pdfs, pdfgen
+from tests.support.builders import layout_pdfs, pdfgen
 
 HEAD = "Journal of Rural Studies"
 

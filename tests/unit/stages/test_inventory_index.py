@@ -10,7 +10,7 @@ from ocr_pipeline.stages import inventory_index
 from ocr_pipeline.stages.inventory_index import INDEX_PREFIX, append_index, read_known_rows
 from ocr_pipeline.stages.pdf_inventory import list_groups, scan_inputs
 from ocr_pipeline.workspace.storage import LocalWorkspace
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 
 def _pdf(folder: Path, name: str) -> None:

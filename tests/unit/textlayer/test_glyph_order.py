@@ -6,7 +6,7 @@ import pypdfium2 as pdfium
 
 from ocr_pipeline.layout.reading_order import Box, join_line
 from ocr_pipeline.textlayer.reader import extract_page_text
-from tests.support.glyph_pdfs import PAGE_WIDTH, SIZE, line_baselines, raw_text_pdf
+from tests.support.builders.glyph_pdfs import PAGE_WIDTH, SIZE, line_baselines, raw_text_pdf
 
 # A superscript minus the font maps to no character (code 3), then the reference list that used to come out
 # "oster, .L.,P 999.1 Mechanisms": every character after the unmapped one took its neighbour's box.

@@ -8,8 +8,8 @@ from ocr_pipeline.layout.drop_caps import join_drop_caps
 from ocr_pipeline.layout.reading_order import Box
 from ocr_pipeline.textlayer.glyphs import Glyph, split_runs
 from ocr_pipeline.textlayer.reader import extract_page_text
-from tests.support import layout_pdfs
-from tests.support.glyph_pdfs import outsize_symbol_pdf
+from tests.support.builders import layout_pdfs
+from tests.support.builders.glyph_pdfs import outsize_symbol_pdf
 
 
 def _text() -> str:

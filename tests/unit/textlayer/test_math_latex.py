@@ -12,7 +12,7 @@ from ocr_pipeline.textlayer.math.layout import build, build_rows
 from ocr_pipeline.textlayer.math.rows import FractionBar, Item, display_latex
 from ocr_pipeline.textlayer.math.symbols import decode_extension, is_math_font, symbol_latex
 from ocr_pipeline.textlayer.reader import extract_page_text, write_scripts
-from tests.support.math_pdfs import glyph, page, rule, text_line
+from tests.support.builders.math_pdfs import glyph, page, rule, text_line
 
 
 def _it(latex: str, x: float, y: float, size: float = 10.0, width: float = 5.0) -> Item:

@@ -7,7 +7,7 @@ import pytest
 
 from ocr_pipeline.textlayer.page_space import PageSpace
 from ocr_pipeline.textlayer.reader import extract_page_text, page_layout
-from tests.support.page_space_pdfs import BODY, offset_crop_pdf, rotated_landscape_pdf, sideways_pdf
+from tests.support.builders.page_space_pdfs import BODY, offset_crop_pdf, rotated_landscape_pdf, sideways_pdf
 
 
 def _page(pdf: bytes) -> pdfium.PdfPage:

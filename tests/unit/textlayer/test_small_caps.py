@@ -6,7 +6,7 @@ import pypdfium2 as pdfium
 import pytest
 
 from ocr_pipeline.textlayer.reader import extract_page_text
-from tests.support.glyph_pdfs import small_caps_pdf
+from tests.support.builders.glyph_pdfs import small_caps_pdf
 
 SMALL_CAP, NONSYMBOLIC_SERIF = 1 << 17, 0x22
 

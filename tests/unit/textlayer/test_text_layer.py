@@ -7,7 +7,7 @@ import pytest
 from rapidfuzz import fuzz
 
 from ocr_pipeline.textlayer.reader import assess_text_layer, clean_text, extract_page_text
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 S = pdfgen.SENTENCES
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pypdfium2 as pdfium
 
 from ocr_pipeline.textlayer.reader import extract_page_text
-from tests.support.glyph_pdfs import positioned_words, raw_text_pdf
+from tests.support.builders.glyph_pdfs import positioned_words, raw_text_pdf
 
 TIGHT = "He is out of contract in the summer of next year"
 

@@ -10,7 +10,7 @@ import pytest
 
 from ocr_pipeline.pdf.page_rows import document_pages
 from ocr_pipeline.pdf.sandbox.parent import ROWS_PER_BATCH, PdfSandbox, SandboxAborted, time_limit
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 MISBEHAVING = [sys.executable, "-m", "tests.support.render_children"]
 

@@ -22,8 +22,8 @@ from ocr_pipeline.stages.pdf_inventory import scan_inputs
 from ocr_pipeline.stages.vlm_ocr_outputs import ocr_with_engine
 from ocr_pipeline.workspace.keys import dolma_key, rejected_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
-from tests.support import pdfgen
-from tests.support.bounds_pdfs import lines_pdf
+from tests.support.builders import pdfgen
+from tests.support.builders.bounds_pdfs import lines_pdf
 
 # Well above what the child needs for an ordinary document (about 150 MiB of data), well below what pdfium needs
 # to lay out a page of five million characters (about 900 MiB).

@@ -10,7 +10,7 @@ import pytest
 
 from ocr_pipeline.pdf.sandbox import spares as sandbox_spares
 from ocr_pipeline.pdf.sandbox.parent import PdfSandbox, SandboxAborted, default_command, prestart_reader
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 MISBEHAVING = [sys.executable, "-m", "tests.support.render_children"]
 

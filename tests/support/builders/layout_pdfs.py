@@ -11,7 +11,7 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen import canvas
 
-from tests.support.pdfgen import SENTENCES, render_image
+from tests.support.builders.pdfgen import SENTENCES, render_image
 
 W, H = A4
 TABLE = [

@@ -16,9 +16,16 @@ from reportlab.lib.pagesizes import A4
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen import canvas
 
-from benchmarks.olmo_blocks import NOTES_HEAD, draw_formulas, draw_tables, footnote_page, make_scan, rasterise
-from benchmarks.olmo_pages import Page, words_text
-from tests.support.layout_pdfs import pdf_of_pages
+from tests.support.builders.layout_pdfs import pdf_of_pages
+from tests.support.builders.olmo_blocks import (
+    NOTES_HEAD,
+    draw_formulas,
+    draw_tables,
+    footnote_page,
+    make_scan,
+    rasterise,
+)
+from tests.support.builders.olmo_pages import Page, words_text
 
 W, H = A4
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 # Page counts of the default mix: a one-pager, a short report, and a long document past 100 pages.
 DEFAULT_PAGE_COUNTS = (1, 4, 120)

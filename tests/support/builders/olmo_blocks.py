@@ -13,8 +13,8 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen import canvas
 
-from benchmarks.olmo_pages import BODY, LEADING, VOCAB, Page, sentence
-from tests.support.layout_pdfs import pdf_of_pages
+from tests.support.builders.layout_pdfs import pdf_of_pages
+from tests.support.builders.olmo_pages import BODY, LEADING, VOCAB, Page, sentence
 
 W, H = A4
 

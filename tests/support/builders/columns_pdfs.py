@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from reportlab.lib.pagesizes import A4
 
-from tests.support.layout_pdfs import pdf_of_pages
+from tests.support.builders.layout_pdfs import pdf_of_pages
 
 W, H = A4
 LEFT_X, RIGHT_X = 60.0, 310.0

@@ -14,7 +14,7 @@ from PIL import Image, ImageFilter
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from tests.support import pdfgen
+from tests.support.builders import pdfgen
 
 # 1288 px over A4's 842 pt: the pipeline renders such a page back at one pixel per image pixel.
 DPI = 110
