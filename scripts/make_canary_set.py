@@ -1,6 +1,7 @@
 """Builds the model canary's pages: one-page PDFs, their olmOCR-Bench tests and the Markdown a right reader writes.
 
     python scripts/make_canary_set.py            # rewrites ocr_pipeline/canary/pages/
+    python scripts/make_canary_set.py --out DIR  # writes the set under DIR instead (to compare bytes with it)
 
 The set is what `model_canary` and `ocr-pipeline eval` run on every configured engine and server before a backfill.
 It is a deployment check, not a quality benchmark: a right model passes nearly every test, a wrong model or prompt
@@ -10,6 +11,7 @@ mostly `present`, `order` and `table`, which only reading the page passes. Seede
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import random
@@ -236,21 +238,28 @@ BUILDERS: list[Callable[[], CanaryPage]] = [
 ]
 
 
-def main() -> None:
-    """Write pdfs/, reference/ and tests.jsonl under ocr_pipeline/canary/pages/."""
+def write_set(out: Path) -> str:
+    """Write pdfs/, reference/ and tests.jsonl under `out`; returns a line saying what was written."""
     for sub in ("pdfs", "reference"):
-        (OUT / sub).mkdir(parents=True, exist_ok=True)
-        for old in (OUT / sub).iterdir():
+        (out / sub).mkdir(parents=True, exist_ok=True)
+        for old in (out / sub).iterdir():
             old.unlink()
     tests = []
     for build in BUILDERS:
         page = build()
-        (OUT / "pdfs" / f"{page.name}.pdf").write_bytes(page.pdf)
-        (OUT / "reference" / f"{page.name}.md").write_text(page.reference + "\n", encoding="utf-8")
+        (out / "pdfs" / f"{page.name}.pdf").write_bytes(page.pdf)
+        (out / "reference" / f"{page.name}.md").write_text(page.reference + "\n", encoding="utf-8")
         tests.extend(page.tests)
-    (OUT / "tests.jsonl").write_text("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in tests))
-    size = sum(f.stat().st_size for f in OUT.rglob("*") if f.is_file())
-    print(f"{len(BUILDERS)} pages, {len(tests)} tests, {size / 1e6:.2f} MB in {OUT.relative_to(ROOT)}")
+    (out / "tests.jsonl").write_text("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in tests))
+    size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    return f"{len(BUILDERS)} pages, {len(tests)} tests, {size / 1e6:.2f} MB in {out}"
+
+
+def main() -> None:
+    """Write the set under ocr_pipeline/canary/pages/ (or `--out`)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=OUT, help="folder to write the set in (default: the shipped one)")
+    print(write_set(parser.parse_args().out))
 
 
 if __name__ == "__main__":
