@@ -9,6 +9,8 @@ from __future__ import annotations
 import zlib
 from collections.abc import Sequence
 
+from tests.support.builders.raw_pdf import assemble, one_page
+
 # (x, y, font size, text) of one string drawn on the page, PDF space (y up).
 Placed = tuple[float, float, float, str]
 
@@ -25,24 +27,9 @@ def placed_text_pdf(strings: Sequence[Placed], width: float = 612.0, height: flo
                                                             _escape(text)))  # fmt: skip
     ops.append(b"ET")
     content = zlib.compress(b"\n".join(ops), 6)
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %s %s] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>"
-        % (repr(width).encode(), repr(height).encode()),
-        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(content) + content + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+    objects = one_page(content, "/F1 5 0 R", width, height, flate=True)
+    objects[5] = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
+    return assemble(objects)
 
 
 WORDS = [

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tests.support.builders.raw_pdf import assemble, one_page
+
 PAGE_WIDTH, PAGE_HEIGHT = 612, 792
 LEFT, TOP, LEADING, SIZE = 72, 720, 14, 10
 
@@ -27,35 +29,31 @@ def raw_text_pdf(lines: Sequence[str], *, unmapped_code: int | None = None) -> b
     shows = " ".join(f"T* {line} TJ" if line.startswith("[") else f"T* {line} Tj" for line in lines)
     content = f"BT /F1 {SIZE} Tf {LEADING} TL {LEFT} {TOP} Td {shows} ET"
     differences = f"/Differences [{unmapped_code} /g{unmapped_code}]" if unmapped_code is not None else ""
-    objects = [
-        "<< /Type /Catalog /Pages 2 0 R >>",
-        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {PAGE_WIDTH} {PAGE_HEIGHT}] "
-        "/Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
-        f"<< /Length {len(content.encode('latin-1'))} >>\nstream\n{content}\nendstream",
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica "
-        f"/Encoding << /Type /Encoding /BaseEncoding /WinAnsiEncoding {differences} >> >>",
-    ]
-    return _assemble(objects)
+    return _with_fonts(
+        content,
+        "/F1 5 0 R",
+        [
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica "
+            f"/Encoding << /Type /Encoding /BaseEncoding /WinAnsiEncoding {differences} >> >>",
+        ],
+    )
 
 
 def small_caps_pdf(font_name: str, flags: int) -> bytes:
     """A line "Millotte J.-P. (1959)" in a font named `font_name` whose descriptor has `flags` (not embedded: pdfium
     draws a stand-in), over a line "plain text here" in Times-Roman."""
     content = "BT /F1 12 Tf 50 700 Td (Millotte J.-P. \\(1959\\)) Tj ET BT /F2 12 Tf 50 680 Td (plain text here) Tj ET"
-    objects = [
-        "<< /Type /Catalog /Pages 2 0 R >>",
-        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {PAGE_WIDTH} {PAGE_HEIGHT}] "
-        "/Resources << /Font << /F1 5 0 R /F2 7 0 R >> >> /Contents 4 0 R >>",
-        f"<< /Length {len(content)} >>\nstream\n{content}\nendstream",
-        f"<< /Type /Font /Subtype /Type1 /BaseFont /{font_name} /FirstChar 32 /LastChar 126 "
-        f"/Widths [{' 500' * 95}] /FontDescriptor 6 0 R /Encoding /WinAnsiEncoding >>",
-        f"<< /Type /FontDescriptor /FontName /{font_name} /Flags {flags} /FontBBox [0 -200 1000 900] "
-        "/ItalicAngle 0 /Ascent 700 /Descent -200 /CapHeight 660 /StemV 80 >>",
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>",
-    ]
-    return _assemble(objects)
+    return _with_fonts(
+        content,
+        "/F1 5 0 R /F2 7 0 R",
+        [
+            f"<< /Type /Font /Subtype /Type1 /BaseFont /{font_name} /FirstChar 32 /LastChar 126 "
+            f"/Widths [{' 500' * 95}] /FontDescriptor 6 0 R /Encoding /WinAnsiEncoding >>",
+            f"<< /Type /FontDescriptor /FontName /{font_name} /Flags {flags} /FontBBox [0 -200 1000 900] "
+            "/ItalicAngle 0 /Ascent 700 /Descent -200 /CapHeight 660 /StemV 80 >>",
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>",
+        ],
+    )
 
 
 def outsize_symbol_pdf() -> bytes:
@@ -68,33 +66,24 @@ def outsize_symbol_pdf() -> bytes:
         "BT /F2 10 Tf 50 688 Td (understood from the figure, where we have plotted the) Tj ET "
         "BT /F2 10 Tf 50 676 Td (shifted frequencies as a function of the radius.) Tj ET"
     )
-    objects = [
-        "<< /Type /Catalog /Pages 2 0 R >>",
-        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {PAGE_WIDTH} {PAGE_HEIGHT}] "
-        "/Resources << /Font << /F1 5 0 R /F2 7 0 R >> >> /Contents 4 0 R >>",
-        f"<< /Length {len(content)} >>\nstream\n{content}\nendstream",
-        f"<< /Type /Font /Subtype /Type1 /BaseFont /CMSY10 /FirstChar 32 /LastChar 126 /Widths [{' 778' * 95}] "
-        "/FontDescriptor 6 0 R /Encoding /WinAnsiEncoding >>",
-        "<< /Type /FontDescriptor /FontName /CMSY10 /Flags 4 /FontBBox [-29 -960 1116 775] /ItalicAngle 0 "
-        "/Ascent 1500 /Descent -1500 /CapHeight 683 /StemV 40 >>",
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>",
-    ]
-    return _assemble(objects)
+    return _with_fonts(
+        content,
+        "/F1 5 0 R /F2 7 0 R",
+        [
+            f"<< /Type /Font /Subtype /Type1 /BaseFont /CMSY10 /FirstChar 32 /LastChar 126 /Widths [{' 778' * 95}] "
+            "/FontDescriptor 6 0 R /Encoding /WinAnsiEncoding >>",
+            "<< /Type /FontDescriptor /FontName /CMSY10 /Flags 4 /FontBBox [-29 -960 1116 775] /ItalicAngle 0 "
+            "/Ascent 1500 /Descent -1500 /CapHeight 683 /StemV 40 >>",
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>",
+        ],
+    )
 
 
-def _assemble(objects: Sequence[str]) -> bytes:
-    """The PDF file of `objects` (numbered from 1, the first the catalog), with its cross-reference table."""
-    out = b"%PDF-1.4\n"
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += f"{number} 0 obj\n{body}\nendobj\n".encode("latin-1")
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    return out
+def _with_fonts(content: str, fonts: str, font_objects: Sequence[str]) -> bytes:
+    """A letter-size page drawing `content` with `fonts` (its /Font entries), the font objects numbered from 5."""
+    objects = one_page(content.encode("latin-1"), fonts, PAGE_WIDTH, PAGE_HEIGHT)
+    objects.update({number: body.encode("latin-1") for number, body in enumerate(font_objects, 5)})
+    return assemble(objects)
 
 
 def positioned_words(words: Sequence[str], gap: int, kern: int = 0) -> str:

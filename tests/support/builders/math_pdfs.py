@@ -7,6 +7,8 @@ at chosen sizes and baselines, fraction bars and radical rules as thin filled re
 
 from __future__ import annotations
 
+from tests.support.builders.raw_pdf import assemble, one_page
+
 # Fonts of every page: text (Times roman, bold, italic), math italic, math symbols, math extension. A ToUnicode map
 # gives the math italic and symbol fonts' codes 0xe1, 0xe2, ... the meanings pdfTeX's fonts carry (alpha, beta;
 # radical, minus).
@@ -43,41 +45,18 @@ def _cmap(chars: str) -> str:
 
 def page(ops: str, width: int = 400, height: int = 300) -> bytes:
     """A one-page PDF drawing `ops` with FONTS available."""
-    objects: list[tuple[int, str]] = []
-    refs = []
+    refs, fonts = [], {}
     for k, (key, base) in enumerate(FONTS.items()):
         n = 5 + 3 * k
         refs.append(f"/{key} {n} 0 R")
         widths = " ".join(["500"] * 224)
         to_unicode = f"/ToUnicode {n + 2} 0 R " if base in _UNICODE else ""
-        objects.append((n, f"<< /Type /Font /Subtype /Type1 /BaseFont /{base} {to_unicode}/FirstChar 32 "
-                           f"/LastChar 255 /Widths [{widths}] /FontDescriptor {n + 1} 0 R >>"))  # fmt: skip
-        objects.append((n + 1, f"<< /Type /FontDescriptor /FontName /{base} /Flags 32 /FontBBox [0 -250 1000 750] "
-                               "/ItalicAngle 0 /Ascent 750 /Descent -250 /CapHeight 700 /StemV 80 >>"))  # fmt: skip
+        fonts[n] = (f"<< /Type /Font /Subtype /Type1 /BaseFont /{base} {to_unicode}/FirstChar 32 "
+                    f"/LastChar 255 /Widths [{widths}] /FontDescriptor {n + 1} 0 R >>")  # fmt: skip
+        fonts[n + 1] = (f"<< /Type /FontDescriptor /FontName /{base} /Flags 32 /FontBBox [0 -250 1000 750] "
+                        "/ItalicAngle 0 /Ascent 750 /Descent -250 /CapHeight 700 /StemV 80 >>")  # fmt: skip
         if base in _UNICODE:
-            objects.append((n + 2, _cmap(_UNICODE[base])))
-    body = ops.encode("latin-1")
-    head = [
-        (1, "<< /Type /Catalog /Pages 2 0 R >>"),
-        (2, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
-        (
-            3,
-            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {width} {height}] "
-            f"/Resources << /Font << {' '.join(refs)} >> >> /Contents 4 0 R >>",
-        ),  # fmt: skip
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets: dict[int, int] = {}
-    for n, d in head:
-        offsets[n] = len(out)
-        out += f"{n} 0 obj\n{d}\nendobj\n".encode()
-    offsets[4] = len(out)
-    out += f"4 0 obj\n<< /Length {len(body)} >>\nstream\n".encode() + body + b"\nendstream\nendobj\n"
-    for n, d in objects:
-        offsets[n] = len(out)
-        out += f"{n} 0 obj\n{d}\nendobj\n".encode()
-    xref, size = len(out), max(offsets) + 1
-    out += f"xref\n0 {size}\n0000000000 65535 f \n".encode()
-    out += "".join(f"{offsets.get(i, 0):010d} 00000 n \n" for i in range(1, size)).encode()
-    out += f"trailer\n<< /Size {size} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    return bytes(out)
+            fonts[n + 2] = _cmap(_UNICODE[base])
+    objects = one_page(ops.encode("latin-1"), " ".join(refs), width, height)
+    objects.update({n: body.encode("latin-1") for n, body in fonts.items()})
+    return assemble(objects)
