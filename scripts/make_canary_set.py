@@ -17,6 +17,7 @@ import json
 import random
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,14 +26,14 @@ sys.path.insert(0, str(ROOT))
 
 from PIL import Image  # noqa: E402 - after the path, like the imports below
 from reportlab import rl_config  # noqa: E402
-from reportlab.lib.pagesizes import A4  # noqa: E402
-from reportlab.lib.utils import ImageReader  # noqa: E402
 from reportlab.pdfgen import canvas  # noqa: E402
 
 from tests.support.builders import near_blank  # noqa: E402
 from tests.support.builders.layout_pdfs import pdf_of_pages  # noqa: E402
 from tests.support.builders.olmo_blocks import NOTES_HEAD, draw_tables, footnote_page, make_scan, rasterise  # noqa: E402
 from tests.support.builders.olmo_pages import Page, words_text  # noqa: E402
+from tests.support.builders.olmo_pdfs import Case, cell_test  # noqa: E402
+from tests.support.builders.pdfgen import page_image_pdf  # noqa: E402
 
 OUT = ROOT / "ocr_pipeline" / "canary" / "pages"
 # No creation date or random document id in the files: the same bytes on every run (and the same set digest).
@@ -40,17 +41,11 @@ rl_config.invariant = 1
 HEADS = ["Journal of Applied Husbandry", "Rural Economics Review", "The Village Newsletter", "Farm Records Quarterly"]
 
 
-class CanaryPage:
+@dataclass
+class CanaryPage(Case):
     """One canary page: its PDF, its tests (olmOCR-Bench JSONL fields) and its reference Markdown."""
 
-    def __init__(self, name: str) -> None:
-        self.name, self.pdf, self.reference = name, b"", ""
-        self.tests: list[dict[str, Any]] = []
-
-    def add(self, kind: str, **fields: Any) -> None:
-        """One test of this page."""
-        test = {"pdf": f"{self.name}.pdf", "page": 1, "id": f"{self.name}_{len(self.tests):02d}", "type": kind}
-        self.tests.append({**test, "max_diffs": fields.pop("max_diffs", 0), **fields})
+    reference: str = ""
 
     def text_tests(self, p: Page, max_diffs: int = 0) -> None:
         """Present tests at the start, middle and end of the body; order tests across paragraphs and columns."""
@@ -107,11 +102,7 @@ def table_page(name: str, seed: int, style: str, scanned: bool = False) -> Canar
     page.pdf = rasterise(pdf) if scanned else pdf
     page.reference = "\n\n".join([p.paragraphs[0], _html(grid), *p.paragraphs[1:]])
     for _ in range(4):
-        r, col = rng.randrange(1, len(grid)), rng.randrange(1, len(grid[0]))
-        test = {"cell": grid[r][col], "top_heading": grid[0][col], "left_heading": grid[r][0]}
-        if col + 1 < len(grid[0]):
-            test["right"] = grid[r][col + 1]
-        page.add("table", **test)
+        page.add("table", **cell_test(grid, rng.randrange(1, len(grid)), rng.randrange(1, len(grid[0])), down=False))
     page.add("present", text=p.paragraphs[0][:70], max_diffs=2 if scanned else 0)
     page.add("present", text=p.paragraphs[-1][-70:], max_diffs=2 if scanned else 0)
     page.add("absent", text=p.page_number)
@@ -198,11 +189,7 @@ def image_pdf(image: Image.Image) -> bytes:
     jpeg = io.BytesIO()
     image.save(jpeg, format="JPEG", quality=85)  # paper grain is noise: lossless it would take a megabyte a page
     jpeg.seek(0)
-    out = io.BytesIO()
-    c = canvas.Canvas(out, pagesize=A4)
-    c.drawImage(ImageReader(jpeg), 0, 0, *A4)
-    c.save()
-    return out.getvalue()
+    return page_image_pdf(jpeg)
 
 
 def blank_page(name: str, image: Image.Image, reference: str = "", present: tuple[str, ...] = ()) -> CanaryPage:

@@ -7,11 +7,10 @@ import textwrap
 from collections.abc import Callable, Sequence
 
 from reportlab.lib.pagesizes import A4
-from reportlab.lib.utils import ImageReader
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen import canvas
 
-from tests.support.builders.pdfgen import SENTENCES, render_image
+from tests.support.builders.pdfgen import SENTENCES, invisible_text, page_image_pdf, render_image
 
 W, H = A4
 TABLE = [
@@ -176,16 +175,7 @@ def hidden_layer_scan_pdf(paragraphs: Sequence[str], wrong_every: int = 0, dpi: 
             out.append(WRONG_WORDS[k % len(WRONG_WORDS)] if wrong_every and k % wrong_every == 0 else word)
         return " ".join(out)
 
-    def scanned(c: canvas.Canvas) -> None:
-        c.drawImage(ImageReader(image), 0, 0, W, H)
-        text = c.beginText()
-        text.setTextRenderMode(3)  # invisible, as OCR software writes its layer
-        text.setFont("Helvetica", 11)
-        y = H - 72
-        for line in lines:
-            text.setTextOrigin(72, y)
-            text.textLine(garble(line))
-            y -= 16
-        c.drawText(text)
+    def layer(c: canvas.Canvas) -> None:
+        invisible_text(c, [garble(line) for line in lines], 72, H - 72, 11, 16)
 
-    return pdf_of_pages([scanned])
+    return page_image_pdf(image, layer)

@@ -6,17 +6,16 @@ import io
 import random
 from typing import Any
 
-import pypdfium2 as pdfium
-from PIL import ImageFilter
+from PIL import Image, ImageFilter
 from reportlab.lib.pagesizes import A4
-from reportlab.lib.utils import ImageReader
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen import canvas
 
 from tests.support.builders.layout_pdfs import pdf_of_pages
 from tests.support.builders.olmo_pages import BODY, LEADING, VOCAB, Page, sentence
+from tests.support.builders.pdfgen import invisible_text, page_image_pdf, render_image
 
-W, H = A4
+H = A4[1]
 
 
 def _grid(rng: random.Random, rows: int, cols: int) -> list[list[str]]:
@@ -65,6 +64,11 @@ def draw_tables(c: canvas.Canvas, rng: random.Random, style: str, count: int, wi
     return p, grids
 
 
+def scanner_image(pdf: bytes) -> Image.Image:
+    """The first page of `pdf` as a 150 dpi greyscale scan, slightly blurred as a scanner's optics blur it."""
+    return render_image(pdf, 0, 150).filter(ImageFilter.GaussianBlur(0.6))
+
+
 def make_scan(rng: random.Random, hidden: str | None) -> tuple[bytes, list[str]]:
     """A 150 dpi scan of a text page; `hidden` adds an invisible text layer, 'good', 'poor' (letters garbled)
     or 'wrong' (every third word replaced by another real word)."""
@@ -73,41 +77,22 @@ def make_scan(rng: random.Random, hidden: str | None) -> tuple[bytes, list[str]]
     p = Page(c, rng)
     p.fill(paragraphs=8)
     c.save()
-    doc = pdfium.PdfDocument(buf.getvalue())
-    image = doc[0].render(scale=150 / 72).to_pil().convert("L").filter(ImageFilter.GaussianBlur(0.6))
-    doc.close()
-    out = io.BytesIO()
-    c = canvas.Canvas(out, pagesize=A4)
-    c.drawImage(ImageReader(image), 0, 0, W, H)
-    if hidden:
-        swap = str.maketrans("EeaolrtS", "Kcoc1tfB") if hidden == "poor" else {}
-        text = c.beginText()
-        text.setTextRenderMode(3)
-        text.setFont("Helvetica", BODY)
-        y = H - 72 - BODY
-        for line in p.lines:
-            text.setTextOrigin(p.margin, y)
-            if hidden == "wrong":  # real words in the wrong places: no letter statistic of the layer flags them
-                line = " ".join(
-                    w if i % 3 else rng.choice(["market", "silver", "winter"]) for i, w in enumerate(line.split())
-                )
-            text.textLine(line.translate(swap))
-            y -= LEADING
-        c.drawText(text)
-    c.save()
-    return out.getvalue(), p.lines
+    image = scanner_image(buf.getvalue())
+    if not hidden:
+        return page_image_pdf(image), p.lines
+    swap = str.maketrans("EeaolrtS", "Kcoc1tfB") if hidden == "poor" else {}
+    layer = [line.translate(swap) for line in p.lines]
+    if hidden == "wrong":  # real words in the wrong places: no letter statistic of the layer flags them
+        layer = [
+            " ".join(w if i % 3 else rng.choice(["market", "silver", "winter"]) for i, w in enumerate(line.split()))
+            for line in p.lines
+        ]
+    return page_image_pdf(image, lambda c: invisible_text(c, layer, p.margin, H - 72 - BODY, BODY, LEADING)), p.lines
 
 
 def rasterise(pdf: bytes) -> bytes:
     """A 150 dpi greyscale scan of a one-page PDF (slightly blurred, as a scanner would), with no text layer."""
-    doc = pdfium.PdfDocument(pdf)
-    image = doc[0].render(scale=150 / 72).to_pil().convert("L").filter(ImageFilter.GaussianBlur(0.6))
-    doc.close()
-    out = io.BytesIO()
-    c = canvas.Canvas(out, pagesize=A4)
-    c.drawImage(ImageReader(image), 0, 0, W, H)
-    c.save()
-    return out.getvalue()
+    return page_image_pdf(scanner_image(pdf))
 
 
 def draw_footnotes(self: Page, n: int) -> None:

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reportlab.lib.pagesizes import A4
-from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen import canvas
 
 from tests.support.builders.layout_pdfs import pdf_of_pages
@@ -35,7 +34,7 @@ class Case:
     """One bench PDF and its tests."""
 
     name: str
-    pdf: bytes
+    pdf: bytes = b""
     tests: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, kind: str, page: int = 1, **fields: Any) -> None:
@@ -50,6 +49,17 @@ class Case:
                 **fields,
             }
         )
+
+
+def cell_test(grid: list[list[str]], r: int, col: int, down: bool = True) -> dict[str, str]:
+    """A `table` test's fields for cell (`r`, `col`) of `grid` (row 0 the headings): the cell, its headings, its right
+    neighbour and (with `down`) the cell below, where there is one."""
+    test = {"cell": grid[r][col], "top_heading": grid[0][col], "left_heading": grid[r][0]}
+    if col + 1 < len(grid[0]):
+        test["right"] = grid[r][col + 1]
+    if down and r + 1 < len(grid):
+        test["down"] = grid[r + 1][col]
+    return test
 
 
 def paper(name: str, seed: int, columns: int, pages: int, head: str, footer: str | None = None) -> Case:
@@ -97,13 +107,7 @@ def tables(name: str, seed: int, style: str, count: int = 1, wide: bool = False,
     for grid in holder["tables"]:
         rows = len(grid)
         for _ in range(3):
-            r, col = rng.randrange(1, rows), rng.randrange(1, len(grid[0]))
-            test = {"cell": grid[r][col], "top_heading": grid[0][col], "left_heading": grid[r][0]}
-            if col + 1 < len(grid[0]):
-                test["right"] = grid[r][col + 1]
-            if r + 1 < rows:
-                test["down"] = grid[r + 1][col]
-            case.add("table", **test)
+            case.add("table", **cell_test(grid, rng.randrange(1, rows), rng.randrange(1, len(grid[0]))))
     case.add("present", text=p.paragraphs[0][:80])
     case.add("present", text=p.paragraphs[-1][-80:])
     case.add("absent", text=p.page_number)
@@ -266,8 +270,3 @@ def build_cases() -> list[Case]:
         equations("equations", 21),
     ]
     return cases
-
-
-def text_width(text: str, size: float) -> float:
-    """Width of `text` in Helvetica at `size` (re-exported for the page helpers)."""
-    return stringWidth(text, "Helvetica", size)

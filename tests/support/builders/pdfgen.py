@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import io
 import tarfile
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import pypdfium2 as pdfium
 from PIL import Image
 from reportlab.lib.pagesizes import A4
+from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
 SENTENCES = [
@@ -162,19 +164,40 @@ def write(path: Path, data: bytes) -> Path:
     return path
 
 
-def stamped_scan_pdf(pdf: bytes, stamp: str, *, dpi: int = 110) -> bytes:
-    """A full-page scan of `pdf`'s first page with one line of real text on top (a download stamp)."""
-    from reportlab.lib.utils import ImageReader
-
-    image = render_image(pdf, 0, dpi)
+def page_image_pdf(image: Image.Image | BinaryIO, over: Callable[[canvas.Canvas], None] | None = None) -> bytes:
+    """An A4 page that is `image` (a PIL image, or a JPEG file kept as it is) edge to edge, as a scanner stores it;
+    `over` draws on top of it (an invisible OCR layer, a download stamp)."""
     buf = io.BytesIO()
     c = canvas.Canvas(buf, pagesize=A4)
-    c.drawImage(ImageReader(image), 0, 0, width=A4[0], height=A4[1])
-    c.setFont("Helvetica", 8)
-    c.drawString(36, 20, stamp)
+    c.drawImage(ImageReader(image), 0, 0, *A4)
+    if over:
+        over(c)
     c.showPage()
     c.save()
     return buf.getvalue()
+
+
+def invisible_text(c: canvas.Canvas, lines: Iterable[str], x: float, y: float, size: float, leading: float) -> None:
+    """`lines` in Helvetica at `size`, first baseline at `y`, drawn in render mode 3 (there, not shown), as OCR
+    software writes its text layer over a scan."""
+    text = c.beginText()
+    text.setTextRenderMode(3)
+    text.setFont("Helvetica", size)
+    for line in lines:
+        text.setTextOrigin(x, y)
+        text.textLine(line)
+        y -= leading
+    c.drawText(text)
+
+
+def stamped_scan_pdf(pdf: bytes, stamp: str, *, dpi: int = 110) -> bytes:
+    """A full-page scan of `pdf`'s first page with one line of real text on top (a download stamp)."""
+
+    def draw_stamp(c: canvas.Canvas) -> None:
+        c.setFont("Helvetica", 8)
+        c.drawString(36, 20, stamp)
+
+    return page_image_pdf(render_image(pdf, 0, dpi), draw_stamp)
 
 
 def add_tar_member(tar: tarfile.TarFile, name: str, data: bytes) -> None:
