@@ -19,7 +19,6 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -29,7 +28,7 @@ from reportlab import rl_config  # noqa: E402
 from reportlab.pdfgen import canvas  # noqa: E402
 
 from tests.support.builders import near_blank  # noqa: E402
-from tests.support.builders.layout_pdfs import pdf_of_pages  # noqa: E402
+from tests.support.builders.layout_pdfs import drawn_page  # noqa: E402
 from tests.support.builders.olmo_blocks import NOTES_HEAD, draw_tables, footnote_page, make_scan, rasterise  # noqa: E402
 from tests.support.builders.olmo_pages import Page, words_text  # noqa: E402
 from tests.support.builders.olmo_pdfs import Case, cell_test  # noqa: E402
@@ -67,21 +66,20 @@ def _html(grid: list[list[str]]) -> str:
 def article(name: str, seed: int, columns: int, scanned: bool = False) -> CanaryPage:
     """A journal page: running head, page number, title, body text in `columns` columns."""
     rng = random.Random(seed)
-    head, holder = HEADS[seed % len(HEADS)], {}
+    head = HEADS[seed % len(HEADS)]
 
-    def draw(c: canvas.Canvas) -> None:
+    def draw(c: canvas.Canvas) -> tuple[Page, str]:
         p = Page(c, rng, columns=columns)
         p.furniture(head, str(rng.randrange(20, 400)), None)
-        holder["title"] = words_text(rng, 6).title()
-        p.title(holder["title"])
+        title = words_text(rng, 6).title()
+        p.title(title)
         p.fill(paragraphs=10)
-        holder["p"] = p
+        return p, title
 
-    pdf = pdf_of_pages([draw])
-    page, p = CanaryPage(name), holder["p"]
-    page.pdf = rasterise(pdf) if scanned else pdf
-    page.reference = f"# {holder['title']}\n\n" + "\n\n".join(p.paragraphs)
-    page.add("present", text=holder["title"], max_diffs=2 if scanned else 0)
+    pdf, (p, title) = drawn_page(draw)
+    page = CanaryPage(name, rasterise(pdf) if scanned else pdf)
+    page.reference = f"# {title}\n\n" + "\n\n".join(p.paragraphs)
+    page.add("present", text=title, max_diffs=2 if scanned else 0)
     page.text_tests(p, max_diffs=2 if scanned else 0)
     page.add("absent", text=head)
     page.add("absent", text=p.page_number)
@@ -92,14 +90,8 @@ def article(name: str, seed: int, columns: int, scanned: bool = False) -> Canary
 def table_page(name: str, seed: int, style: str, scanned: bool = False) -> CanaryPage:
     """A paragraph, a table in `style` (grid, booktabs, plain), more paragraphs."""
     rng = random.Random(seed)
-    holder: dict[str, Any] = {}
-
-    def draw(c: canvas.Canvas) -> None:
-        holder["p"], holder["grids"] = draw_tables(c, rng, style, 1, False)
-
-    pdf = pdf_of_pages([draw])
-    page, p, [grid] = CanaryPage(name), holder["p"], holder["grids"]
-    page.pdf = rasterise(pdf) if scanned else pdf
+    pdf, (p, [grid]) = drawn_page(lambda c: draw_tables(c, rng, style, 1, False))
+    page = CanaryPage(name, rasterise(pdf) if scanned else pdf)
     page.reference = "\n\n".join([p.paragraphs[0], _html(grid), *p.paragraphs[1:]])
     for _ in range(4):
         page.add("table", **cell_test(grid, rng.randrange(1, len(grid)), rng.randrange(1, len(grid[0])), down=False))
@@ -152,18 +144,17 @@ FOREIGN = {
 def foreign_page(name: str, seed: int, language: str) -> CanaryPage:
     """A one-column page in another language, with a running head and a page number."""
     rng = random.Random(seed)
-    sentences, holder = FOREIGN[language], {}
+    sentences = FOREIGN[language]
 
-    def draw(c: canvas.Canvas) -> None:
+    def draw(c: canvas.Canvas) -> Page:
         p = Page(c, rng)
         p.furniture({"fr": "Bulletin municipal", "de": "Amtsblatt der Gemeinde"}[language], str(seed + 40), None)
         for k in range(0, len(sentences), 2):
             p.paragraph(" ".join(sentences[k : k + 2]))
-        holder["p"] = p
+        return p
 
-    page = CanaryPage(name)
-    page.pdf = pdf_of_pages([draw])
-    p = holder["p"]
+    pdf, p = drawn_page(draw)
+    page = CanaryPage(name, pdf)
     page.reference = "\n\n".join(p.paragraphs)
     page.text_tests(p)
     page.add("absent", text=p.page_number)

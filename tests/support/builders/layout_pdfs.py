@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import textwrap
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfbase.pdfmetrics import stringWidth
@@ -13,6 +14,7 @@ from reportlab.pdfgen import canvas
 from tests.support.builders.pdfgen import SENTENCES, invisible_text, page_image_pdf, render_image
 
 W, H = A4
+T = TypeVar("T")
 TABLE = [
     ["Region", "Wheat", "Barley", "Oats"],
     ["North", "12.5", "7.25", "3.1"],
@@ -31,6 +33,13 @@ def pdf_of_pages(pages: Sequence[Callable[[canvas.Canvas], None]]) -> bytes:
         c.showPage()
     c.save()
     return buf.getvalue()
+
+
+def drawn_page(draw: Callable[[canvas.Canvas], T]) -> tuple[bytes, T]:
+    """A one-page A4 PDF drawn by `draw`, and what `draw` returned (what it drew, which the tests are made from)."""
+    kept: list[T] = []
+    pdf = pdf_of_pages([lambda c: kept.append(draw(c))])
+    return pdf, kept[0]
 
 
 def _lines(c: canvas.Canvas, lines: Sequence[str], y: float, size: float = 11, leading: float = 14) -> float:

@@ -11,7 +11,7 @@ from reportlab.lib.pagesizes import A4
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen import canvas
 
-from tests.support.builders.layout_pdfs import pdf_of_pages
+from tests.support.builders.layout_pdfs import drawn_page
 from tests.support.builders.olmo_pages import BODY, LEADING, VOCAB, Page, sentence
 from tests.support.builders.pdfgen import invisible_text, page_image_pdf, render_image
 
@@ -137,14 +137,12 @@ NOTES_HEAD = "Proceedings of the Rural Society"
 
 def footnote_page(rng: random.Random) -> tuple[bytes, Page]:
     """A one-page PDF of body text and three footnotes above a page number, under a running head; and its Page."""
-    holder: dict[str, Page] = {}
 
-    def draw(c: canvas.Canvas) -> None:
+    def draw(c: canvas.Canvas) -> Page:
         p = Page(c, rng)
         p.furniture(NOTES_HEAD, p.page_number, None)
         p.fill(paragraphs=6)
         draw_footnotes(p, 3)
-        holder["p"] = p
+        return p
 
-    pdf = pdf_of_pages([draw])
-    return pdf, holder["p"]
+    return drawn_page(draw)

@@ -15,7 +15,7 @@ from typing import Any
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from tests.support.builders.layout_pdfs import pdf_of_pages
+from tests.support.builders.layout_pdfs import drawn_page, pdf_of_pages
 from tests.support.builders.olmo_blocks import (
     NOTES_HEAD,
     draw_formulas,
@@ -96,15 +96,9 @@ def paper(name: str, seed: int, columns: int, pages: int, head: str, footer: str
 def tables(name: str, seed: int, style: str, count: int = 1, wide: bool = False, scanned: bool = False) -> Case:
     """A page of paragraphs around `count` tables in `style`: grid, booktabs or plain (no rules); or a scan of it."""
     rng = random.Random(seed)
-    holder: dict[str, Any] = {}
-
-    def draw(c: canvas.Canvas) -> None:
-        holder["page"], holder["tables"] = draw_tables(c, rng, style, count, wide)
-
-    pdf = pdf_of_pages([draw])
+    pdf, (p, grids) = drawn_page(lambda c: draw_tables(c, rng, style, count, wide))
     case = Case(name, rasterise(pdf) if scanned else pdf)
-    p: Page = holder["page"]
-    for grid in holder["tables"]:
+    for grid in grids:
         rows = len(grid)
         for _ in range(3):
             case.add("table", **cell_test(grid, rng.randrange(1, rows), rng.randrange(1, len(grid[0]))))
@@ -117,17 +111,16 @@ def tables(name: str, seed: int, style: str, count: int = 1, wide: bool = False,
 def drop_cap(name: str, seed: int) -> Case:
     """Paragraphs, the first opening with a three-line drop capital."""
     rng = random.Random(seed)
-    holder: dict[str, Page] = {}
 
-    def draw(c: canvas.Canvas) -> None:
+    def draw(c: canvas.Canvas) -> Page:
         p = Page(c, rng)
         p.furniture(None, p.page_number, None)
         p.drop_cap_paragraph()
         p.fill(paragraphs=6)
-        holder["p"] = p
+        return p
 
-    case = Case(name, pdf_of_pages([draw]))
-    p = holder["p"]
+    pdf, p = drawn_page(draw)
+    case = Case(name, pdf)
     case.add("present", text=p.paragraphs[0][:60])
     case.add("order", before=p.paragraphs[0][:40], after=p.paragraphs[0][-40:])
     case.add("order", before=p.paragraphs[0][-40:], after=p.paragraphs[1][:40])
@@ -179,19 +172,18 @@ def display(name: str, seed: int) -> Case:
 def margins(name: str, seed: int) -> Case:
     """A vertical download stamp in the margin, a download-date footer, and body text close to both margins."""
     rng = random.Random(seed)
-    holder: dict[str, Page] = {}
     stamp = "Downloaded from https://journals.example.org/article by guest on 28 December 2018"
     notice = "Download date: 28 Dec 2018"
 
-    def draw(c: canvas.Canvas) -> None:
+    def draw(c: canvas.Canvas) -> Page:
         p = Page(c, rng, top=40, bottom=46)
         p.vertical_stamp(stamp)
         p.furniture(None, p.page_number, notice)
         p.fill(paragraphs=14)
-        holder["p"] = p
+        return p
 
-    case = Case(name, pdf_of_pages([draw]))
-    p = holder["p"]
+    pdf, p = drawn_page(draw)
+    case = Case(name, pdf)
     case.add("absent", text="Downloaded from https://journals.example.org")
     case.add("absent", text=notice)
     case.add("absent", text=p.page_number)
@@ -227,16 +219,16 @@ def scan(name: str, seed: int, hidden: str | None) -> Case:
 def equations(name: str, seed: int) -> Case:
     """Inline formulas with superscripts and subscripts beside prose."""
     rng = random.Random(seed)
-    holder: dict[str, Page] = {}
 
-    def draw(c: canvas.Canvas) -> None:
+    def draw(c: canvas.Canvas) -> Page:
         p = Page(c, rng)
         draw_formulas(p)
         p.fill(paragraphs=3)
-        holder["p"] = p
+        return p
 
-    case = Case(name, pdf_of_pages([draw]))
-    for text in holder["p"].formula_texts:
+    pdf, p = drawn_page(draw)
+    case = Case(name, pdf)
+    for text in p.formula_texts:
         case.add("present", text=text)
     return case
 
