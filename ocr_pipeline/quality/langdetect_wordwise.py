@@ -21,9 +21,11 @@ from langdetect.utils.ngram import NGram
 
 # Runs of spaces langdetect's `append` collapses to one (it drops a space that follows a space).
 _SPACES = re.compile(" {2,}")
-# Entries each memo may hold before it starts afresh: distinct characters and words are few on real pages, but
-# a text chooses them, and memory must stay bounded.
-MEMO_MAX = 200_000
+# Entries each memo may hold before it starts afresh, and the longest word it keeps: distinct characters and
+# words are few on real pages and words short, but a text chooses them (a line of Chinese is one "word"), and
+# memory must stay bounded: 20,000 words of up to 24 letters stay under about 100 MB even if every one is new.
+MEMO_MAX = 20_000
+MEMO_WORD_MAX = 24
 
 
 class _Normalised(dict[int, str]):
@@ -75,6 +77,9 @@ class WordwiseDetector(Detector):
         for i, word in enumerate(words):
             if not word:
                 continue  # a space after a space (or at the start) adds nothing
+            if len(word) > MEMO_WORD_MAX:
+                result.extend(_word_ngrams(word, i < last, known))
+                continue
             key = (word, i < last)
             found = memo.get(key)
             if found is None:

@@ -76,7 +76,9 @@ def test_real_pages_in_many_languages_get_langdetects_own_answers() -> None:
 
 def test_answers_stay_the_same_when_the_memos_start_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(langdetect_wordwise, "MEMO_MAX", 3)
+    monkeypatch.setattr(langdetect_wordwise, "MEMO_WORD_MAX", 6)
     factory = _loaded(WordwiseFactory())
-    texts = [*EDGE_TEXTS[:6], GERMAN, RUSSIAN, GERMAN]
+    texts = [*EDGE_TEXTS[:6], GERMAN, RUSSIAN, GERMAN, "日本語のテキスト、カタカナ、ひらがな" * 3]
     assert _same(texts, factory) == []
     assert 0 < len(factory.normalised) <= 3 and 0 < len(factory.word_ngrams) <= 3
+    assert all(len(word) <= 6 for word, _ in factory.word_ngrams)
