@@ -22,15 +22,14 @@ def chars_per_sq_in(text: str, width: int, height: int) -> float | None:
         return None
     long_side = max(width, height)
     area = (width / long_side * NOMINAL_LONG_SIDE_IN) * (height / long_side * NOMINAL_LONG_SIDE_IN)
-    chars = len(text) - sum(1 for c in text if c.isspace())
+    chars = sum(map(len, text.split()))  # split() cuts at exactly the characters str.isspace() names
     return round(chars / area, 2)
 
 
 def text_on_blank(text: str, blank_page: bool, ink_pixels: int | None) -> bool:
     """Text where the page has none: a page the renderer called blank with text, or more letters than ink."""
-    letters = sum(1 for c in text if c.isalnum())
     if blank_page:
-        return letters > 0
+        return any(c.isalnum() for c in text)
     if ink_pixels is None:
         return False
-    return letters > BLANK_TEXT_SLACK + ink_pixels / MIN_INK_PER_CHAR
+    return sum(1 for c in text if c.isalnum()) > BLANK_TEXT_SLACK + ink_pixels / MIN_INK_PER_CHAR

@@ -62,8 +62,13 @@ def word_tokens(text: str) -> list[str]:
     return _TOKEN.findall(_MARKUP.sub(" ", _SOFT_HYPHEN.sub("", text.lower())))
 
 
+@functools.lru_cache(maxsize=8)
 def tokens(text: str) -> Tokens:
-    """Tokenise the text and find its repeated runs (one pass over its 8-grams)."""
+    """Tokenise the text and find its repeated runs (one pass over its 8-grams).
+
+    Cached: the engine judges an answer (degenerate.degenerate_reason) and the stage stores its signals of the
+    same words; callers read the result and never change it.
+    """
     words = word_tokens(text)
     return Tokens(words, *repeat_runs(words))
 

@@ -10,8 +10,11 @@ page's own (a form's labels, a figure's legend printed twice) and no loop.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
+
+import numpy as np
 
 from ocr_pipeline.quality.repeats import RepeatRun, Tokens, layer_explains, tokens
 
@@ -37,6 +40,7 @@ CHAR_RUN_MIN = 150
 # text layers hold rules of 1,087 dashes and dot leaders of 155 dots. Only a run past this is a loop.
 PUNCT_RUN_MIN = 3000
 _CHAR_RUN = re.compile(r"(.{1,8}?)\1{29,}", re.DOTALL)
+_CHAR_UNIT_MAX, _CHAR_COPIES_MIN = 8, 30  # the regex's unit lengths and copies, for its prefilter
 _WORDY = re.compile(r"\w")
 
 
@@ -75,12 +79,36 @@ def _long_loop(run: RepeatRun) -> bool:
     return run.length >= LOOP_COPIES_RUN_MIN and run.length >= 2 * run.period
 
 
+@functools.lru_cache(maxsize=8)
 def _char_runs(text: str) -> tuple[int, bool]:
-    """(characters in the longest short unit repeated 30+ times, whether some such run is a loop)."""
+    """(characters in the longest short unit repeated 30+ times, whether some such run is a loop).
+
+    Cached: the engine judges an answer (degenerate.degenerate_reason) and the stage stores its signals of the
+    same words.
+    """
     squeezed = " ".join(text.split())
+    if not _may_hold_char_run(squeezed):
+        return 0, False
     longest, loop = 0, False
     for match in _CHAR_RUN.finditer(squeezed):
         size = len(match.group(0))
         longest = max(longest, size)
         loop = loop or (size >= CHAR_RUN_MIN and (bool(_WORDY.search(match.group(1))) or size >= PUNCT_RUN_MIN))
     return longest, loop
+
+
+def _may_hold_char_run(text: str) -> bool:
+    """Whether some stretch of the text has a period of 1-8 characters over 30 copies: where _CHAR_RUN can match.
+
+    A unit of n characters copied 30 times makes every character equal the one n places on, 29 * n times in a
+    row. Testing that on the code points is a few array operations; the regex tries 8 units at every position.
+    """
+    points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    for unit in range(1, _CHAR_UNIT_MAX + 1):
+        need = _CHAR_COPIES_MIN * unit - unit  # positions equal to their neighbour `unit` on
+        if len(points) - unit < need:
+            return False
+        same = np.concatenate(([0], np.cumsum(points[unit:] == points[:-unit], dtype=np.int64)))
+        if np.any(same[need:] - same[:-need] == need):
+            return True
+    return False

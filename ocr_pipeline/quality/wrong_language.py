@@ -39,6 +39,7 @@ def prose(text: str) -> str:
     return _NOT_PROSE.sub(" ", text)
 
 
+@functools.lru_cache(maxsize=4096)
 def script(char: str) -> str:
     """The writing system of one letter, from its Unicode name ("LATIN", "CYRILLIC", "CJK", ...)."""
     first = unicodedata.name(char, "UNKNOWN").split(" ", 1)[0]
@@ -47,7 +48,12 @@ def script(char: str) -> str:
 
 def dominant_script(text: str) -> tuple[str | None, float, int]:
     """(script, its share of the letters, letters) of the text's most common script; (None, 0, 0) without letters."""
-    counts = Counter(script(c) for c in text if c.isalpha())
+    # Counted per distinct character, then per script: a page holds a few dozen distinct letters among thousands.
+    # Scripts enter `counts` in the order of their first letter in the text, so ties resolve as letter by letter.
+    counts: Counter[str] = Counter()
+    for char, n in Counter(text).items():
+        if char.isalpha():
+            counts[script(char)] += n
     letters = sum(counts.values())
     if not letters:
         return None, 0.0, 0
@@ -76,10 +82,13 @@ def wrong_language(answer: str, text_layer: str) -> str | None:
         if our_share >= SCRIPT_SHARE and their_share >= SCRIPT_SHARE:
             return f"{str(our_script).lower()} script, the text layer's {str(their_script).lower()}"
         return None
-    ours_lang, theirs_lang = detected_language(ours), detected_language(theirs)
-    if ours_lang is None or theirs_lang is None or ours_lang[0] == theirs_lang[0]:
+    # The answer first: the front-matter check detects the same words (a cache hit), and an answer langdetect is
+    # unsure of is judged without detecting the layer's language at all.
+    ours_lang = detected_language(ours)
+    if ours_lang is None or ours_lang[1] < LANGUAGE_PROB:
         return None
-    if min(ours_lang[1], theirs_lang[1]) < LANGUAGE_PROB:
+    theirs_lang = detected_language(theirs)
+    if theirs_lang is None or ours_lang[0] == theirs_lang[0] or theirs_lang[1] < LANGUAGE_PROB:
         return None
     return f"{ours_lang[0]}, the text layer's {theirs_lang[0]}"
 
