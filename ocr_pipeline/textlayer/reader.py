@@ -14,13 +14,11 @@ from typing import Any
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from ocr_pipeline.layout.boxes import Box
 from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget
 from ocr_pipeline.layout.drop_caps import join_drop_caps
-from ocr_pipeline.layout.footnotes import footnote_ids
-from ocr_pipeline.layout.furniture import furniture_rows, strip_mark
-from ocr_pipeline.layout.reading_order import Box, join_line, order_text
-from ocr_pipeline.layout.simple_order import simple_lines
-from ocr_pipeline.layout.table_html import Rule, find_tables
+from ocr_pipeline.layout.page_reader import TEXT_LAYER_PAGE, read_page
+from ocr_pipeline.layout.table_html import Rule
 from ocr_pipeline.textlayer.form_fields import form_runs
 from ocr_pipeline.textlayer.glyph_bounds import boxes_on_page, glyphs_on_page, page_glyphs, rules_on_page
 from ocr_pipeline.textlayer.glyphs import split_runs
@@ -31,9 +29,6 @@ from ocr_pipeline.textlayer.page_space import PageSpace, place, reading_frame
 _DROP = dict.fromkeys(map(ord, "\ufffe\u00ad\x02\u200b\ufeff"))
 # A path this thin (points) is a ruling line.
 _RULE_THICKNESS = 2.5
-# Runs on one visual line are joined with a space when their gap exceeds this many heights
-# (sub- and superscripts touch their base and get no space).
-_SPACE_GAP_HEIGHTS = 0.12
 _HYPHEN_BREAK = re.compile(r"[\ufffe\x02][ \t]*\n[ \t]*")
 _TAG = re.compile(r"</?(?:table|tr|th|td)(?: colspan=\"\d+\")?>")
 _CID = re.compile(r"\(cid:\d+\)")
@@ -133,36 +128,13 @@ def write_scripts(text: str) -> str:
 def layout_text(
     layout: PageLayout, repeated: Iterable[str] = (), marked: bool = False, budget: LayoutBudget | None = None
 ) -> str:
-    """The page's text in reading order: furniture dropped, tables as HTML, whitespace normalised; scripts stay
-    marked when `marked` (the trust check reads "x^{2}" as one word, not a stray letter). Past the page's `budget`
-    (layout_budget.py), the simple reading order of all its runs, noted in the budget."""
-    budget = budget or LayoutBudget()
-    try:
-        text = _ordered_text(layout, repeated, budget)
-    except BudgetSpent:
-        runs = [strip_mark(b) for b in layout.runs if b.text.strip()]
-        text = "\n".join(join_line(line, _SPACE_GAP_HEIGHTS) for line in simple_lines(runs))
-    text = normalise_whitespace(clean_text(text))
+    """The page's text in reading order (layout/page_reader.py): furniture dropped, tables as HTML, footnotes after
+    the body, whitespace normalised; scripts stay marked when `marked` (the trust check reads "x^{2}" as one word,
+    not a stray letter). Past the page's `budget`, the simple reading order of all its runs, noted in the budget."""
+    page = read_page(layout.runs, layout.rules, layout.width, layout.height, TEXT_LAYER_PAGE, budget, repeated)
+    text = normalise_whitespace(clean_text(page.text))
     # Scripts were marked for the furniture rules (a superscript is no page number) and the trust check.
     return text if marked else write_scripts(text)
-
-
-def _ordered_text(layout: PageLayout, repeated: Iterable[str], budget: LayoutBudget) -> str:
-    """The page's runs less furniture, tables as HTML, footnotes after the body, in reading order."""
-    budget.check_runs(len(layout.runs))
-    drop = furniture_rows(layout.runs, layout.width, layout.height, repeated)
-    if all(id(b) in drop for b in layout.runs if b.text.strip()):
-        # Nothing but furniture (a download stamp over a scan): the row keeps what the PDF holds, the verdict calls
-        # it sparse, and the page is OCR'd, where the engine drops the stamp again.
-        drop = set()
-    runs = [strip_mark(b) for b in layout.runs if id(b) not in drop]
-    runs, tables = find_tables(runs, layout.rules, budget)
-    notes = footnote_ids(runs + tables, budget)  # a table under small print keeps that print in the body
-    body = [b for b in runs if id(b) not in notes]
-    text = order_text(body + tables, _SPACE_GAP_HEIGHTS, budget)
-    if notes:  # read after the body: between two columns they split the sentence that runs on from one to the next
-        text += "\n" + order_text([b for b in runs if id(b) in notes], _SPACE_GAP_HEIGHTS, budget)
-    return text
 
 
 def extract_page_text(page: pdfium.PdfPage, repeated: Iterable[str] = ()) -> str:

@@ -16,14 +16,10 @@ from ocr_pipeline.engines.cpu.layer_check import LayerVerdict, check_layer
 from ocr_pipeline.engines.cpu.line_text import space_after_punctuation
 from ocr_pipeline.engines.cpu.orientation import detect_orientation, rotate_upright
 from ocr_pipeline.engines.cpu.sessions import tune_sessions
-from ocr_pipeline.layout.boxes import Box
-from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget
-from ocr_pipeline.layout.furniture import furniture_rows
-from ocr_pipeline.layout.reading_order import order_lines
-from ocr_pipeline.layout.scan_layout import halves, letterhead, level_boxes, margin_pieces
+from ocr_pipeline.layout.budget import LayoutBudget
+from ocr_pipeline.layout.page_reader import SCAN_PAGE, read_page
+from ocr_pipeline.layout.scan_layout import level_boxes
 from ocr_pipeline.layout.scan_rules import find_rules
-from ocr_pipeline.layout.simple_order import simple_lines
-from ocr_pipeline.layout.table_html import Rule, find_tables
 from ocr_pipeline.quality.language_detector import page_language
 from ocr_pipeline.records import PageInput, PageResult
 
@@ -35,29 +31,6 @@ MAX_SIDE_PX = 2000
 def _default_threads() -> int:
     """Threads per ONNX session: all cores but never more than 4 (more gains little on small models)."""
     return max(1, min(4, os.cpu_count() or 1))
-
-
-def _layout(
-    boxes: list[Box], rules: list[Rule], width: int, height: int, budget: LayoutBudget
-) -> tuple[list[list[Box]], list[Box], int]:
-    """A scan's OCR lines in reading order, its tables, and how many boxes are kept (furniture gone); past the
-    page's `budget`, BudgetSpent."""
-    budget.check_runs(len(boxes))
-    lines: list[list[Box]] = []
-    tables: list[Box] = []
-    kept = 0
-    # A two-page spread is read as its two pages, each with its own furniture and reading order.
-    for part, left, right in halves(boxes, width):
-        # Page numbers, running heads and notices go, as from the text layer (one page: no repetition to use);
-        # so do a letterhead's corner pieces and notes in the side margin.
-        drop = furniture_rows(part, right - left, height) | margin_pieces(part, left, right, height, budget)
-        drop |= letterhead(part, height)
-        part = [b for b in part if id(b) not in drop]
-        kept += len(part)
-        rest, part_tables = find_tables(part, rules, budget)
-        tables += part_tables
-        lines += order_lines(rest + part_tables, budget)
-    return lines, tables, kept
 
 
 class CpuEngine:
@@ -171,11 +144,9 @@ class CpuEngine:
         if leveller.slope:
             rules = [leveller.rule(r) for r in rules]
         budget = LayoutBudget()
-        try:
-            lines, tables, kept = _layout(boxes, rules, image.width, image.height, budget)
-        except BudgetSpent:  # the page's boxes in the simple reading order, furniture and all (noted)
-            lines, tables, kept = simple_lines([b for b in boxes if b.text.strip()]), [], len(boxes)
-        text = "\n".join(" ".join(b.text.strip() for b in line) for line in lines)
+        # The one layout pipeline (layout/page_reader.py), with what a scan needs: spreads, letterheads.
+        page = read_page(boxes, rules, image.width, image.height, SCAN_PAGE, budget)
+        text, tables, kept = page.text, page.tables, page.kept
         layout_note = {"layout_note": "; ".join(budget.notes)} if budget.notes else {}
         return {
             **layout_note,

@@ -1,0 +1,121 @@
+"""One layout pipeline for a page's boxes, whether a text layer's runs or a scan's OCR lines.
+
+spread halves -> furniture (and a letter's margin pieces and letterhead) -> tables -> footnotes -> reading order.
+What differs between text layers and scans is a field of PageReadParams, not a second pipeline. Skew levelling and
+the detector's padding are not here: they belong to how OCR boxes are made (layout/scan_layout.py's level_boxes,
+called by the CPU engine), so the boxes that arrive here are the glyphs' own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget
+from ocr_pipeline.layout.footnotes import footnote_ids
+from ocr_pipeline.layout.furniture import furniture_rows, strip_mark
+from ocr_pipeline.layout.reading_order import join_line, order_lines
+from ocr_pipeline.layout.scan_layout import halves, letterhead, margin_pieces
+from ocr_pipeline.layout.simple_order import simple_lines
+from ocr_pipeline.layout.table_html import Rule, find_tables
+
+
+def _flag(default: bool, doc: str) -> bool:
+    """A bool field with its one-line meaning."""
+    return field(default=default, metadata={"doc": doc})
+
+
+def _gap(default: float, doc: str) -> float:
+    """A float field with its one-line meaning and unit."""
+    return field(default=default, metadata={"doc": doc})
+
+
+@dataclass(frozen=True)
+class PageReadParams:
+    """What a page's layout does with its boxes: the steps that differ between text layers and scans."""
+
+    spreads: bool = _flag(False, "cut a two-page spread at its fold and read each side as a page of its own")
+    margin_pieces: bool = _flag(False, "drop a letterhead's corner pieces and notes written upright in the margin")
+    letterhead: bool = _flag(False, "drop a letterhead's small lines above the letter")
+    footnotes: bool = _flag(False, "read footnotes after the body (else where they stand)")
+    keep_bare_furniture: bool = _flag(False, "a page of nothing but furniture keeps it all (the verdict judges it)")
+    strip_marks: bool = _flag(False, "take the vertical-run marker (furniture.py) off the kept boxes")
+    space_gap_heights: float = _gap(0.0, "line heights: boxes of one line this far apart get a space; 0: always")
+
+
+# A PDF's text layer: one page (no spreads), no letterheads read from runs, footnotes after the body; runs touching
+# (sub- and superscripts, a word split into runs) join without a space.
+TEXT_LAYER_PAGE = PageReadParams(footnotes=True, keep_bare_furniture=True, strip_marks=True, space_gap_heights=0.12)
+# A scan's OCR lines: spreads cut, a letter's corner pieces and letterhead dropped; every OCR line a word apart.
+SCAN_PAGE = PageReadParams(spreads=True, margin_pieces=True, letterhead=True)
+
+
+@dataclass
+class PageRead:
+    """A page's text in reading order, its tables (one box each, HTML text) and how many boxes were kept."""
+
+    text: str
+    tables: list[Box]
+    kept: int
+
+
+def read_page(
+    boxes: Sequence[Box],
+    rules: Sequence[Rule],
+    width: float,
+    height: float,
+    params: PageReadParams,
+    budget: LayoutBudget | None = None,
+    repeated: Iterable[str] = (),
+) -> PageRead:
+    """The page's boxes less furniture, tables as HTML, footnotes after the body, in reading order; past the page's
+    `budget` (noted there), all its boxes in the simple reading order, furniture and all."""
+    budget = budget or LayoutBudget()
+    repeated = frozenset(repeated)  # read once for each side of a spread
+    try:
+        lines, tables, kept = _lines(boxes, rules, width, height, params, budget, repeated)
+    except BudgetSpent:
+        rest = [b for b in boxes if b.text.strip()]
+        lines = simple_lines([strip_mark(b) for b in rest] if params.strip_marks else rest)
+        tables, kept = [], len(boxes)
+    return PageRead("\n".join(join_line(line, params.space_gap_heights) for line in lines), tables, kept)
+
+
+def _lines(
+    boxes: Sequence[Box],
+    rules: Sequence[Rule],
+    width: float,
+    height: float,
+    params: PageReadParams,
+    budget: LayoutBudget,
+    repeated: Iterable[str],
+) -> tuple[list[list[Box]], list[Box], int]:
+    """The page's lines in reading order, its tables and the count of boxes kept; BudgetSpent past the budget."""
+    budget.check_runs(len(boxes))
+    lines: list[list[Box]] = []
+    tables: list[Box] = []
+    kept = 0
+    parts = halves(boxes, width) if params.spreads else [(list(boxes), 0.0, width)]
+    for part, left, right in parts:
+        drop = furniture_rows(part, right - left, height, repeated)
+        if params.margin_pieces:
+            drop |= margin_pieces(part, left, right, height, budget)
+        if params.letterhead:
+            drop |= letterhead(part, height)
+        if params.keep_bare_furniture and all(id(b) in drop for b in part if b.text.strip()):
+            # Nothing but furniture (a download stamp over a scan): the row keeps what the PDF holds, the verdict
+            # calls it sparse, and the page is OCR'd, where the engine drops the stamp again.
+            drop = set()
+        part = [b for b in part if id(b) not in drop]
+        kept += len(part)
+        if params.strip_marks:
+            part = [strip_mark(b) for b in part]
+        rest, part_tables = find_tables(part, rules, budget)
+        tables += part_tables
+        # A table under small print keeps that print in the body.
+        notes = footnote_ids(rest + part_tables, budget) if params.footnotes else set()
+        lines += order_lines([b for b in rest if id(b) not in notes] + part_tables, budget)
+        if notes:  # read after the body: between two columns they split the sentence that runs on from one to the next
+            lines += order_lines([b for b in rest if id(b) in notes], budget)
+    return lines, tables, kept
