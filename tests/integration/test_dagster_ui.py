@@ -34,6 +34,20 @@ RUN_S = 120_000  # ms: a queued run started by the daemon and finished, on a loa
 UI_S = 30_000  # ms: a page or a dialog rendering
 
 
+def _settled_status(row: Any, timeout_s: float = 60.0) -> str:
+    """The row's text once its status cell shows a state, not "Loading": the UI refetches the status on each poll
+    and draws "Loading" again in between, so one wait is no read (seen on a loaded machine)."""
+    status = re.compile(r"In progress|Succeeded|Failed|Canceled")
+    deadline = time.monotonic() + timeout_s
+    text = ""
+    while time.monotonic() < deadline:
+        text = " ".join(row.inner_text().split())
+        if status.search(text) and "Loading" not in text:
+            return text
+        time.sleep(0.5)
+    return text
+
+
 def _corpus(root: Path) -> None:
     pdfgen.write(root / "carte postale.pdf", pdfgen.text_pdf([FRENCH]))
     pdfgen.write(root / "report_3p.pdf", pdfgen.text_pdf([[s] for s in pdfgen.SENTENCES[:3]]))
@@ -176,8 +190,7 @@ def test_inventory_a_partition_and_a_backfill_in_the_browser(tmp_path: Path) -> 
             page.goto(f"{base}/locations/ocr_pipeline/jobs/ocr_job/partitions")
             page.get_by_text("Backfill history", exact=True).wait_for()
             history = page.get_by_role("row").filter(has_text=backfill_id)
-            history.filter(has_text=re.compile(r"In progress|Succeeded|Failed|Canceled")).wait_for()  # not "Loading"
-            text = " ".join(history.inner_text().split())
+            text = _settled_status(history)
             page.screenshot(path=shots / "backfills.png", full_page=True)
             assert "2 partitions" in text and "Manually launched" in text, text
             assert re.search(r"In progress|Succeeded", text), (text, stack.log("daemon")[-4000:])
