@@ -6,44 +6,36 @@ Lengths are in the region's median line heights unless a field says otherwise.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-
-def _doc(default: float, doc: str) -> float:
-    """A float field with its one-line meaning and unit."""
-    return field(default=default, metadata={"doc": doc})
-
-
-def _count(default: int, doc: str) -> int:
-    """An int field with its one-line meaning and unit."""
-    return field(default=default, metadata={"doc": doc})
+from ocr_pipeline.layout.param_fields import doc_field
 
 
 @dataclass(frozen=True)
 class ColumnParams:
     """Thresholds of the X-Y cut's columns, gutters and the boxes read beside them."""
 
-    min_stack_numbers: int = _count(5, "numbers: a line-number stack holds this many, increasing down the page")
-    max_number_digits: int = _count(4, "digits: a line number has at most this many")
-    max_number_width_heights: float = _doc(2.5, "line heights: a line number is at most this wide")
-    max_crossing_share: float = _doc(0.2, "region height share: boxes crossing a gutter add up to at most this")
-    edge_pad_heights: float = _doc(0.3, "line heights: box edges taken this far inside (an OCR detector's padding)")
-    min_side_height_share: float = _doc(0.4, "region height share: each side of a crossed gutter holds text this long")
-    max_overhang_share: float = _doc(0.25, "box width share: a crossing box reaching less over a gutter stays put")
-    min_span_side_share: float = _doc(0.5, "side width share: a box covering this of each side spans the columns")
-    inset_size_share: float = _doc(0.12, "height share: an inset's lines share their size within this")
-    inset_align_heights: float = _doc(0.6, "line heights: ... their left edge or centre within this")
-    inset_leading_heights: float = _doc(0.8, "their heights: ... and follow each other at most this far apart")
-    column_gap_line_heights: float = _doc(0.6, "line heights: a column gap is at least this wide (word gaps ~0.3)")
-    min_column_width_share: float = _doc(0.3, "region width share: each side of a column cut is at least this wide")
-    min_column_text_chars: int = _count(20, "characters: each side of a column cut holds at least this many")
-    river_gap_line_heights: float = _doc(0.3, "line heights: a gutter down most of the region may be this narrow")
-    upright_heights: float = _doc(3.0, "line heights, and times its width: a box this tall holds upright text")
-    lookahead_strips: int = _count(12, "strips: a column region's first rows may need this many to show a gutter")
-    line_chars: int = _count(30, "characters: ... each column they show holds a line of at least this many")
-    enclosing_gap_heights: float = _doc(2.0, "line heights: an inset's columns go on within this above and below")
-    min_letter_share: float = _doc(0.5, "character share: columns across a crossed gutter are prose, this many letters")
-    region_visits: int = _count(200, "box visits: a region's fixed cost to the page's LayoutBudget")
+    min_stack_numbers: int = doc_field(5, "numbers: a line-number stack holds this many, increasing down the page")
+    max_number_digits: int = doc_field(4, "digits: a line number has at most this many")
+    max_number_width_heights: float = doc_field(2.5, "line heights: a line number is at most this wide")
+    max_crossing_share: float = doc_field(0.2, "region height share: boxes crossing a gutter add up to at most this")
+    edge_pad_heights: float = doc_field(0.3, "line heights: box edges taken this far in (an OCR detector's padding)")
+    min_side_height_share: float = doc_field(0.4, "region height share: text each side of a crossed gutter, at least")
+    max_overhang_share: float = doc_field(0.25, "box width share: a crossing box reaching less over a gutter stays put")
+    min_span_side_share: float = doc_field(0.5, "side width share: a box covering this of each side spans the columns")
+    inset_size_share: float = doc_field(0.12, "height share: an inset's lines share their size within this")
+    inset_align_heights: float = doc_field(0.6, "line heights: ... their left edge or centre within this")
+    inset_leading_heights: float = doc_field(0.8, "their heights: ... and follow each other at most this far apart")
+    column_gap_line_heights: float = doc_field(0.6, "line heights: a column gap is at least this wide (word gaps ~0.3)")
+    min_column_width_share: float = doc_field(0.3, "region width share: each side of a column cut is this wide or more")
+    min_column_text_chars: int = doc_field(20, "characters: each side of a column cut holds at least this many")
+    river_gap_line_heights: float = doc_field(0.3, "line heights: a gutter down most of the region may be this narrow")
+    upright_heights: float = doc_field(3.0, "line heights, and times its width: a box this tall holds upright text")
+    lookahead_strips: int = doc_field(12, "strips: a column region's first rows may need this many to show a gutter")
+    line_chars: int = doc_field(30, "characters: ... each column they show holds a line of at least this many")
+    enclosing_gap_heights: float = doc_field(2.0, "line heights: an inset's columns go on within this above and below")
+    min_letter_share: float = doc_field(0.5, "character share: crossed-gutter columns are prose, this many letters")
+    region_visits: int = doc_field(200, "box visits: a region's fixed cost to the page's LayoutBudget")
 
 
 # The thresholds text layers and scans are both read with today.

@@ -12,50 +12,11 @@ import re
 import statistics
 from collections.abc import Iterable, Sequence
 
+from ocr_pipeline.layout.furniture_params import FURNITURE_PARAMS as FP
 from ocr_pipeline.layout.furniture_patterns import EDGE_NUMBER, NOTICE, has_band_mark, is_page_number
 from ocr_pipeline.layout.reading_order import Box
 from ocr_pipeline.layout.table_html import rows_of
 
-# Share of the page height at the top and bottom where running heads, footers and page numbers live.
-BAND_SHARE = 0.1
-# Share of the page width on each side where margin stamps live.
-SIDE_SHARE = 0.12
-# A band line set apart from the body by more than this many line heights is furniture.
-APART_HEIGHTS = 1.6
-# A block of band lines is set apart from the body when the white above (or below) it exceeds the body's own
-# leading by this many line heights: a running head stands a blank line or more off the text it heads.
-BLOCK_APART_HEIGHTS = 1.0
-# Text smaller than this share of the body text's height counts as small print.
-SMALL_SHARE = 0.9
-# Text taller than this share of the body's is a title, not a running head (unless it carries a page number).
-LARGE_SHARE = 1.3
-# A set-apart band block of at most this many lines can be furniture; small print (a masthead) may run longer.
-MAX_BLOCK_ROWS, MAX_SMALL_BLOCK_ROWS = 3, 6
-# ... and a block of lines most of which carry a band mark (a masthead) at most this many.
-MAX_MASTHEAD_ROWS = 8
-# A line narrower than this share of the text block's width is a short line (a running head, a footer note).
-SHORT_SHARE = 0.6
-# A page number box stands this many line heights clear of the rest of its line.
-NUMBER_CLEAR_HEIGHTS = 3.0
-# Share of the page height at the very top where nothing but furniture is set.
-EDGE_SHARE = 0.06
-# Runs of lines are looked at from each page edge inward up to this share of the page height; deeper is body.
-REACH_SHARE = 0.25
-# The page's first and last lines are looked at for furniture when within this share of the page from its edge
-# (wide top margins put a running head well below the top tenth).
-OUTER_SHARE = 0.16
-# Pieces of a split running head ("Title    Vol. 3    17") are each narrower than this share of the text width.
-SPLIT_PIECE_SHARE = 0.4
-# A running head holds at most this many pieces (title, page number, date); a table's first row may hold more.
-MAX_HEAD_PIECES = 3
-# A short line starting this share of the text width in from its left edge is centred or set right, not indented.
-OFF_EDGE_SHARE = 0.2
-# A line with fewer letters than this share of its characters is an equation or a number row, not a running head.
-WORDY_SHARE = 0.5
-# A line whose middle is within this share of the text width from the text's middle is centred.
-CENTRED_SHARE = 0.1
-# A head at the sheet's edge, not centred, may be this much taller than the body and still be no title.
-EDGE_LARGE_SHARE = 1.5
 VERTICAL_MARK = "\u2195"  # glyphs.split_runs prefixes runs of vertical glyphs with this
 
 Row = list[Box]
@@ -85,7 +46,7 @@ def _is_apart(row: Row, neighbour: Row | None, h: float) -> bool:
     if neighbour is None:
         return True
     gap = _top(neighbour) - _bottom(row) if _top(neighbour) >= _bottom(row) else _top(row) - _bottom(neighbour)
-    return gap > APART_HEIGHTS * h
+    return gap > FP.apart_heights * h
 
 
 def _leading(rows: list[Row], h: float) -> float:
@@ -97,7 +58,7 @@ def _leading(rows: list[Row], h: float) -> float:
 
 def _edge_blocks(rows: list[Row], height: float, apart: float, from_top: bool) -> list[tuple[list[Row], bool]]:
     """Runs of lines from one page edge inward, split where white sets them apart, each with whether all its
-    lines start inside the band; the walk ends at the first run reaching past REACH_SHARE (body text)."""
+    lines start inside the band; the walk ends at the first run reaching past reach_share (body text)."""
     seq = rows if from_top else rows[::-1]
     out: list[tuple[list[Row], bool]] = []
     block: list[Row] = []
@@ -106,13 +67,13 @@ def _edge_blocks(rows: list[Row], height: float, apart: float, from_top: bool) -
         return (_top(row) if outer else _bottom(row)) if from_top else height - (_bottom(row) if outer else _top(row))
 
     for k, row in enumerate(seq):
-        if depth(row, outer=False) > REACH_SHARE * height:
+        if depth(row, outer=False) > FP.reach_share * height:
             break
         block.append(row)
         nxt = seq[k + 1] if k + 1 < len(seq) else None
         gap = None if nxt is None else (_top(nxt) - _bottom(row) if from_top else _top(row) - _bottom(nxt))
         if gap is None or gap > apart:
-            in_band = all(depth(r, outer=True) < BAND_SHARE * height for r in block)
+            in_band = all(depth(r, outer=True) < FP.band_share * height for r in block)
             out.append((block if from_top else block[::-1], in_band))
             block = []
     return out
@@ -127,19 +88,19 @@ def _block_is_furniture(block: list[Row], h: float, span: tuple[float, float], h
     texts = [_text(row) for row in block]
     # A journal's masthead (publisher notice, URL, fee code, journal, volume, copyright): a band block of more
     # lines than a running head is still furniture when most of its lines carry a band mark.
-    if len(block) <= MAX_MASTHEAD_ROWS and 2 * sum(1 for t in texts if has_band_mark(t)) > len(block):
+    if len(block) <= FP.max_masthead_rows and 2 * sum(1 for t in texts if has_band_mark(t)) > len(block):
         return True
-    if len(block) > (MAX_SMALL_BLOCK_ROWS if size < SMALL_SHARE * h else MAX_BLOCK_ROWS):
+    if len(block) > (FP.max_small_block_rows if size < FP.small_share * h else FP.max_block_rows):
         return False
     # Small print in a band is furniture when it stands alone on its line; two or more small lines may be a
     # paragraph set small, or a figure's caption above the footer, and need a mark as well.
-    if (size < SMALL_SHARE * h and len(block) == 1) or (numbered and not at_top):
+    if (size < FP.small_share * h and len(block) == 1) or (numbered and not at_top):
         return True
-    at_edge = _top(block[0]) < EDGE_SHARE * height if at_top else _bottom(block[-1]) > (1 - EDGE_SHARE) * height
+    at_edge = _top(block[0]) < FP.edge_share * height if at_top else _bottom(block[-1]) > (1 - FP.edge_share) * height
     # At the sheet's very edge a head may be set a little larger than a small body, unless centred like a title.
     middle = (min(b.x0 for b in outer) + max(b.x1 for b in outer)) / 2
-    centred = abs(middle - sum(span) / 2) < CENTRED_SHARE * (span[1] - span[0])
-    large = size > (EDGE_LARGE_SHARE if at_edge and not centred else LARGE_SHARE) * h
+    centred = abs(middle - sum(span) / 2) < FP.centred_share * (span[1] - span[0])
+    large = size > (FP.edge_large_share if at_edge and not centred else FP.large_share) * h
     if large and not (numbered or (not at_top and EDGE_NUMBER.search(texts[-1]))):
         return False  # a title (a footer banner, however large, ends in its page number)
     if len(block) == 1 and _is_split(block[0], h, span) and _wordy(texts[0]):
@@ -148,14 +109,14 @@ def _block_is_furniture(block: list[Row], h: float, span: tuple[float, float], h
     # (Only on a line of its own: a paragraph's first line may open with a year.)
     if numbered or any(has_band_mark(t) for t in texts) or (len(block) == 1 and EDGE_NUMBER.search(texts[0])):
         return True
-    if size < SMALL_SHARE * h:
+    if size < FP.small_share * h:
         return False
     left, right = span
-    short = all(max(b.x1 for b in r) - min(b.x0 for b in r) < SHORT_SHARE * (right - left) for r in block)
+    short = all(max(b.x1 for b in r) - min(b.x0 for b in r) < FP.short_share * (right - left) for r in block)
     # A short line flush with the text's left edge (or indented as a paragraph's first line) may be a heading, a
     # title line or a column's last line; one well off that edge (centred, at the right) or at the very edge of
     # the sheet is a running head or a footer.
-    off_edge = min(b.x0 for b in outer) > left + OFF_EDGE_SHARE * (right - left) or (
+    off_edge = min(b.x0 for b in outer) > left + FP.off_edge_share * (right - left) or (
         at_edge and not _SENTENCE.search(texts[0])
     )
     # Two short lines at the top (a running head over its date); at the foot one: a column's last lines are short.
@@ -165,16 +126,16 @@ def _block_is_furniture(block: list[Row], h: float, span: tuple[float, float], h
 def _wordy(text: str) -> bool:
     """Whether a line reads as words, not as an equation set off on its own line."""
     chars = [c for c in text if not c.isspace()]
-    return "=" not in text and sum(c.isalpha() for c in chars) >= WORDY_SHARE * max(len(chars), 1)
+    return "=" not in text and sum(c.isalpha() for c in chars) >= FP.wordy_share * max(len(chars), 1)
 
 
 def _is_split(row: Row, h: float, span: tuple[float, float]) -> bool:
     """A line of short pieces spread across the text width: "Journal name    Vol. 3    17", a running head."""
     width = span[1] - span[0]
-    if len(row) < 2 or max(b.x1 for b in row) - min(b.x0 for b in row) < SHORT_SHARE * width:
+    if len(row) < 2 or max(b.x1 for b in row) - min(b.x0 for b in row) < FP.short_share * width:
         return False
     gaps = [b.x0 - a.x1 for a, b in zip(row, row[1:], strict=False)]
-    return all(b.x1 - b.x0 < SPLIT_PIECE_SHARE * width for b in row) and min(gaps) > NUMBER_CLEAR_HEIGHTS * h
+    return all(b.x1 - b.x0 < FP.split_piece_share * width for b in row) and min(gaps) > FP.number_clear_heights * h
 
 
 def _outer_row_is_furniture(row: Row, gap: float, page: tuple[float, float, float, float, float], at_top: bool) -> bool:
@@ -184,22 +145,22 @@ def _outer_row_is_furniture(row: Row, gap: float, page: tuple[float, float, floa
     body."""
     h, leading, left, right, height = page
     text, size = _text(row), max(b.height for b in row)
-    short = max(b.x1 for b in row) - min(b.x0 for b in row) < SHORT_SHARE * (right - left)
-    if size > LARGE_SHARE * h:
+    short = max(b.x1 for b in row) - min(b.x0 for b in row) < FP.short_share * (right - left)
+    if size > FP.large_share * h:
         return False
-    if at_top and len(row) <= MAX_HEAD_PIECES and _edge_numbers(row, h):
+    if at_top and len(row) <= FP.max_head_pieces and _edge_numbers(row, h):
         return True  # "164    Author NAME": a page number standing clear at one end of the first line
     marked = has_band_mark(text)
-    if marked and (size < SMALL_SHARE * h or (short and EDGE_NUMBER.search(text))):
+    if marked and (size < FP.small_share * h or (short and EDGE_NUMBER.search(text))):
         return True
-    if at_top and size < SMALL_SHARE * h and short and _top(row) < EDGE_SHARE * height:
+    if at_top and size < FP.small_share * h and short and _top(row) < FP.edge_share * height:
         return True
     if _is_split(row, h, (left, right)) and any(c.isdigit() for c in text) and gap > leading + h / 2:
         return True
-    return is_page_number(text) and gap > leading + BLOCK_APART_HEIGHTS * h
+    return is_page_number(text) and gap > leading + FP.block_apart_heights * h
 
 
-def _numbers(row: Row, h: float, clear: float = NUMBER_CLEAR_HEIGHTS) -> list[Box]:
+def _numbers(row: Row, h: float, clear: float = FP.number_clear_heights) -> list[Box]:
     """Page-number boxes standing `clear` line heights clear of the rest of their line (or alone on it)."""
     out = []
     for i, b in enumerate(row):
@@ -222,7 +183,7 @@ def furniture_rows(boxes: Sequence[Box], width: float, height: float, repeated: 
     boxes = [b for b in boxes if b.text.strip()]
     drop: set[int] = set()
     for b in boxes:
-        if b.text.startswith(VERTICAL_MARK) and (b.x1 < SIDE_SHARE * width or b.x0 > (1 - SIDE_SHARE) * width):
+        if b.text.startswith(VERTICAL_MARK) and (b.x1 < FP.side_share * width or b.x0 > (1 - FP.side_share) * width):
             drop.add(id(b))
     body = [b for b in boxes if id(b) not in drop]
     if not body:
@@ -231,7 +192,7 @@ def furniture_rows(boxes: Sequence[Box], width: float, height: float, repeated: 
     repeated = set(repeated)
     rows = rows_of(body)
     leading = _leading(rows, h)
-    apart = leading + BLOCK_APART_HEIGHTS * h
+    apart = leading + FP.block_apart_heights * h
     span = (min(b.x0 for b in body), max(b.x1 for b in body))
     for at_top in (True, False):
         for block, in_band in _edge_blocks(rows, height, apart, at_top):
@@ -239,20 +200,23 @@ def furniture_rows(boxes: Sequence[Box], width: float, height: float, repeated: 
                 drop.update(id(b) for row in block for b in row)
     for k, row in enumerate(rows):
         top, bottom, text = _top(row), _bottom(row), _text(row)
-        if k in (0, len(rows) - 1) and (top < BAND_SHARE * height or bottom > (1 - BAND_SHARE) * height):
+        if k in (0, len(rows) - 1) and (top < FP.band_share * height or bottom > (1 - FP.band_share) * height):
             drop.update(id(b) for b in _edge_numbers(row, h))
-        at_edge = (k == 0 and top < OUTER_SHARE * height, k == len(rows) - 1 and bottom > (1 - OUTER_SHARE) * height)
+        at_edge = (
+            k == 0 and top < FP.outer_share * height,
+            k == len(rows) - 1 and bottom > (1 - FP.outer_share) * height,
+        )
         for at_top, near in zip((True, False), at_edge, strict=True):
             inner = (rows[k + 1] if k + 1 < len(rows) else None) if at_top else (rows[k - 1] if k > 0 else None)
             gap = float("inf") if inner is None else (_top(inner) - bottom if at_top else top - _bottom(inner))
             if near and _outer_row_is_furniture(row, gap, (h, leading, *span, height), at_top):
                 drop.update(id(b) for b in row)
-        in_top, in_bottom = bottom < BAND_SHARE * height, top > (1 - BAND_SHARE) * height
+        in_top, in_bottom = bottom < FP.band_share * height, top > (1 - FP.band_share) * height
         if not (in_top or in_bottom):
             continue
         # The neighbour toward the body: the next row for a head, the previous one for a footer.
         neighbour = rows[k + 1] if in_top and k + 1 < len(rows) else rows[k - 1] if in_bottom and k > 0 else None
-        small = max(b.height for b in row) < SMALL_SHARE * h
+        small = max(b.height for b in row) < FP.small_share * h
         large = max(b.height for b in row) > 1.15 * h  # a title, not a running head
         apart_row = _is_apart(row, neighbour, h)
         numbered = bool(EDGE_NUMBER.search(text))  # "400 BRITISH HUSBANDRY." or "Annual report 17"
@@ -272,10 +236,10 @@ def band_signatures(boxes: Sequence[Box], height: float) -> set[str]:
     out = set()
     for row in rows_of([b for b in boxes if b.text.strip()]):
         top, bottom = min(b.y0 for b in row), max(b.y1 for b in row)
-        if bottom < BAND_SHARE * height or top > (1 - BAND_SHARE) * height:
+        if bottom < FP.band_share * height or top > (1 - FP.band_share) * height:
             sig = signature(" ".join(b.text.strip() for b in row))
             if len(sig) >= 4:  # top and bottom kept apart: a body line near one margin is no running head
-                out.add(("t:" if bottom < BAND_SHARE * height else "b:") + sig)
+                out.add(("t:" if bottom < FP.band_share * height else "b:") + sig)
     return out
 
 

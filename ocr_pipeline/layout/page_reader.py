@@ -9,39 +9,30 @@ called by the CPU engine), so the boxes that arrive here are the glyphs' own.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ocr_pipeline.layout.boxes import Box
 from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget
 from ocr_pipeline.layout.footnotes import footnote_ids
 from ocr_pipeline.layout.furniture import furniture_rows, strip_mark
+from ocr_pipeline.layout.param_fields import doc_field
 from ocr_pipeline.layout.reading_order import join_line, order_lines
 from ocr_pipeline.layout.scan_layout import halves, letterhead, margin_pieces
 from ocr_pipeline.layout.simple_order import simple_lines
 from ocr_pipeline.layout.table_html import Rule, find_tables
 
 
-def _flag(default: bool, doc: str) -> bool:
-    """A bool field with its one-line meaning."""
-    return field(default=default, metadata={"doc": doc})
-
-
-def _gap(default: float, doc: str) -> float:
-    """A float field with its one-line meaning and unit."""
-    return field(default=default, metadata={"doc": doc})
-
-
 @dataclass(frozen=True)
 class PageReadParams:
     """What a page's layout does with its boxes: the steps that differ between text layers and scans."""
 
-    spreads: bool = _flag(False, "cut a two-page spread at its fold and read each side as a page of its own")
-    margin_pieces: bool = _flag(False, "drop a letterhead's corner pieces and notes written upright in the margin")
-    letterhead: bool = _flag(False, "drop a letterhead's small lines above the letter")
-    footnotes: bool = _flag(False, "read footnotes after the body (else where they stand)")
-    keep_bare_furniture: bool = _flag(False, "a page of nothing but furniture keeps it all (the verdict judges it)")
-    strip_marks: bool = _flag(False, "take the vertical-run marker (furniture.py) off the kept boxes")
-    space_gap_heights: float = _gap(0.0, "line heights: boxes of one line this far apart get a space; 0: always")
+    spreads: bool = doc_field(False, "cut a two-page spread at its fold and read each side as a page of its own")
+    margin_pieces: bool = doc_field(False, "drop a letterhead's corner pieces and notes written upright in the margin")
+    letterhead: bool = doc_field(False, "drop a letterhead's small lines above the letter")
+    footnotes: bool = doc_field(False, "read footnotes after the body (else where they stand)")
+    keep_bare_furniture: bool = doc_field(False, "a page of nothing but furniture keeps it all (the verdict judges it)")
+    strip_marks: bool = doc_field(False, "take the vertical-run marker (furniture.py) off the kept boxes")
+    space_gap_heights: float = doc_field(0.0, "line heights: boxes of one line this far apart get a space; 0: always")
 
 
 # A PDF's text layer: one page (no spreads), no letterheads read from runs, footnotes after the body; runs touching

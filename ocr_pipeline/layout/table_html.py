@@ -17,21 +17,7 @@ from ocr_pipeline.layout.budget import LayoutBudget
 from ocr_pipeline.layout.columns import line_number_stacks
 from ocr_pipeline.layout.reading_order import Box
 from ocr_pipeline.layout.row_groups import TABLE_ROW_RULE, group_rows
-
-# A run wider than this share of its region is prose or a spanning title, not a cell.
-MAX_CELL_WIDTH_SHARE = 0.45
-# Horizontal rules further apart than this many text heights belong to different tables.
-MAX_RULE_GAP_HEIGHTS = 30
-# Unruled tables: at least this many rows, each of at least this many cells.
-MIN_PLAIN_ROWS, MIN_PLAIN_COLS = 3, 3
-# Unruled cells average at most this many words unless they hold numbers; more is columns of prose.
-MAX_PLAIN_CELL_WORDS = 3.5
-# A run of this many words with few digits is a line of prose, not an unruled cell.
-MIN_SENTENCE_WORDS = 6
-# A line this many text heights from a paragraph line may be its last (a column of prose, not of a table).
-MAX_PARAGRAPH_GAP_HEIGHTS = 2.5
-# Rows further apart than this many text heights end an unruled table.
-MAX_ROW_GAP_HEIGHTS = 2.2
+from ocr_pipeline.layout.table_params import TABLE_PARAMS as TP
 
 
 @dataclass(frozen=True)
@@ -60,7 +46,7 @@ def _column_edges(rows: list[list[Box]], x0: float, x1: float, rules: Sequence[R
     if verticals:
         return verticals
     width = max(x1 - x0, 1.0)
-    cells = sorted((b.x0, b.x1) for row in rows for b in row if b.x1 - b.x0 < MAX_CELL_WIDTH_SHARE * width)
+    cells = sorted((b.x0, b.x1) for row in rows for b in row if b.x1 - b.x0 < TP.max_cell_width_share * width)
     if not cells:
         return []
     edges, end = [], cells[0][1]
@@ -115,7 +101,7 @@ def _table_box(boxes: list[Box], rules: Sequence[Rule], min_cols: int, budget: L
     if len(edges) + 1 < min_cols or len(rows) < 2:
         return None
     multi = sum(1 for row in rows if len(row) >= 2)
-    long_runs = sum(1 for b in boxes if b.x1 - b.x0 >= MAX_CELL_WIDTH_SHARE * (x1 - x0))
+    long_runs = sum(1 for b in boxes if b.x1 - b.x0 >= TP.max_cell_width_share * (x1 - x0))
     if multi < 0.5 * len(rows) or long_runs > 0.25 * len(boxes):
         return None
     if not rules and _prose_like(boxes):
@@ -131,7 +117,7 @@ def _prose_between(boxes: Sequence[Box], a: Rule, b: Rule, budget: LayoutBudget)
     # Only text across the rules counts: a paragraph in the next column beside a table splits nothing.
     return any(
         a.y0 < box.yc < b.y0
-        and min(box.x1, x1) - max(box.x0, x0) > MAX_CELL_WIDTH_SHARE * (x1 - x0)
+        and min(box.x1, x1) - max(box.x0, x0) > TP.max_cell_width_share * (x1 - x0)
         and len(box.text) > 40
         for box in boxes
     )
@@ -142,7 +128,7 @@ def _sentence(box: Box) -> bool:
     text = box.text.strip()
     words = text.split()
     digits = sum(c.isdigit() for c in text)
-    if len(words) >= MIN_SENTENCE_WORDS and digits < 0.1 * len(text):
+    if len(words) >= TP.min_sentence_words and digits < 0.1 * len(text):
         return True
     # Shorter lines of a narrow column: a sentence ends or breaks in them ("… bit.", "… de-").
     return len(words) >= 4 and not digits and (". " in text or text[-1] in ".,;-\ufffe\xad")
@@ -152,7 +138,7 @@ def _prose_like(boxes: Sequence[Box]) -> bool:
     """Columns of running text (a three-column page) rather than cells: wordy runs and few numbers."""
     words = statistics.fmean(len(b.text.split()) for b in boxes)
     numeric = sum(1 for b in boxes if any(c.isdigit() for c in b.text)) / len(boxes)
-    return words > MAX_PLAIN_CELL_WORDS and numeric < 0.3
+    return words > TP.max_plain_cell_words and numeric < 0.3
 
 
 def _ruled_regions(
@@ -168,7 +154,7 @@ def _ruled_regions(
             overlap = min(g.x1, r.x1) - max(g.x0, r.x0)
             if (
                 overlap > 0.8 * max(g.x1 - g.x0, r.x1 - r.x0)
-                and r.y0 - g.y0 < MAX_RULE_GAP_HEIGHTS * h
+                and r.y0 - g.y0 < TP.max_rule_gap_heights * h
                 and not _prose_between(boxes, g, r, budget)
             ):
                 group.append(r)
@@ -183,7 +169,7 @@ def _outside_prose_columns(row: list[Box], sentences: Sequence[Box], h: float, b
     out = list(row)
     budget.charge(len(sentences) * len(row))
     for s in sentences:
-        if not any(abs(b.yc - s.yc) <= MAX_PARAGRAPH_GAP_HEIGHTS * h for b in row):
+        if not any(abs(b.yc - s.yc) <= TP.max_paragraph_gap_heights * h for b in row):
             continue
         inside = [b for b in out if b.x0 >= s.x0 - 2 and b.x1 <= s.x1 + 2]
         beside = [b for b in out if b.x0 >= s.x1 - 2 or b.x1 <= s.x0 + 2]
@@ -194,7 +180,7 @@ def _outside_prose_columns(row: list[Box], sentences: Sequence[Box], h: float, b
 
 
 def _plain_blocks(boxes: list[Box], h: float, budget: LayoutBudget) -> list[list[Box]]:
-    """Runs of consecutive rows with MIN_PLAIN_COLS or more cells each, close together."""
+    """Runs of consecutive rows with min_plain_cols or more cells each, close together."""
     blocks: list[list[list[Box]]] = []
     prev_bottom = None
     # Prose lines stay out: beside a table (two columns) they would add a column to each of its rows.
@@ -203,18 +189,18 @@ def _plain_blocks(boxes: list[Box], h: float, budget: LayoutBudget) -> list[list
         row = _outside_prose_columns(row, sentences, h, budget)
         top = min(b.y0 for b in row)
         if (
-            len(row) >= MIN_PLAIN_COLS
+            len(row) >= TP.min_plain_cols
             and blocks
             and prev_bottom is not None
-            and top - prev_bottom < MAX_ROW_GAP_HEIGHTS * h
+            and top - prev_bottom < TP.max_row_gap_heights * h
         ):
             blocks[-1].append(row)
-        elif len(row) >= MIN_PLAIN_COLS:
+        elif len(row) >= TP.min_plain_cols:
             blocks.append([row])
         else:
             blocks.append([])
         prev_bottom = max(b.y1 for b in row)
-    return [[b for row in rows for b in row] for rows in blocks if len(rows) >= MIN_PLAIN_ROWS]
+    return [[b for row in rows for b in row] for rows in blocks if len(rows) >= TP.min_plain_rows]
 
 
 def find_tables(
@@ -242,7 +228,7 @@ def find_tables(
             taken = {id(b) for b in inside}
             rest = [b for b in rest if id(b) not in taken]
     for block in _plain_blocks(rest, h, budget):
-        table = _table_box(block, (), MIN_PLAIN_COLS, budget)
+        table = _table_box(block, (), TP.min_plain_cols, budget)
         if table is not None:
             tables.append(table)
             ids = {id(b) for b in block}

@@ -22,7 +22,6 @@ from ocr_pipeline.pdf.render import image_to_page, render_pdf_page, repair_crop_
 from ocr_pipeline.records import TEXT_LAYOUT, TEXT_PLAIN
 from ocr_pipeline.settings import MAX_PAGE_PIXELS
 from ocr_pipeline.textlayer.reader import (
-    MIN_SCAN_IMAGE_SHARE,
     PageLayout,
     assess_text_layer,
     image_coverage,
@@ -31,6 +30,7 @@ from ocr_pipeline.textlayer.reader import (
     plain_text,
     write_scripts,
 )
+from ocr_pipeline.textlayer.textlayer_params import TEXT_LAYER_PARAMS
 
 # The two kinds of text layer a row can carry (its `text_layer_kind`; see records).
 LAYOUT, PLAIN = TEXT_LAYOUT, TEXT_PLAIN
@@ -175,7 +175,7 @@ def _pdf_pages(
                 row.update(
                     text_layer=stored,
                     text_layer_trusted=quality.trusted,
-                    image_covered=covered >= MIN_SCAN_IMAGE_SHARE,
+                    image_covered=covered >= TEXT_LAYER_PARAMS.min_scan_image_share,
                 )
                 if images:
                     rendered = render_pdf_page(doc, index, target_dim, MAX_PAGE_PIXELS)

@@ -20,13 +20,9 @@ import pypdfium2.raw as pdfium_c
 from ocr_pipeline.layout.reading_order import Box
 from ocr_pipeline.textlayer.math.symbols import FontNames, decode_extension, is_extension_font
 from ocr_pipeline.textlayer.small_caps import in_small_caps
+from ocr_pipeline.textlayer.textlayer_params import TEXT_LAYER_PARAMS as TL
 from ocr_pipeline.textlayer.word_gaps import word_gap_limits
 
-# A run gap wider than this many character heights starts a new run: it separates columns and table cells that
-# pdfium placed on one text line, while word spaces (~0.3 heights) stay inside a run.
-RUN_GAP_HEIGHTS = 1.2
-# Inside a run, a gap between two glyphs wider than this many heights with no space character is a word break.
-WORD_GAP_HEIGHTS = 0.22
 # Spacing accents and the combining marks they stand for.
 _ACCENTS = {
     "\u00b4": "\u0301",
@@ -43,19 +39,6 @@ _ACCENTS = {
     "\u00af": "\u0304",
     "\u02d9": "\u0307",
 }
-# A glyph this much smaller than the line's body glyphs, and raised or lowered, is a super- or subscript.
-SCRIPT_SIZE_RATIO = 0.8
-SCRIPT_SHIFT = 0.2  # share of the body size the baseline moves
-# A subscript set smaller is often dropped only a little (5-10 % of the body size); small capitals are not dropped.
-SUBSCRIPT_SHIFT = 0.04
-# A glyph set at under this share of the size of the glyph before it starts a new run: the letters after a drop
-# capital drawn on the capital's text line are the paragraph's first line, no superscript of it.
-DROP_CAP_SIZE_RATIO = 0.45
-# A loose box taller than this many font sizes comes from a font's outsize ascent and descent (a math symbol font's
-# minus sign spans two lines): where the glyph's ink (its tight box) is no taller than a letter, the glyph gets a
-# letter's extent instead (big delimiters and integrals keep theirs). Stretched two lines tall, its run would join
-# the line below it and interleave the two.
-TALL_BOX_SIZES = 1.5
 # A drawn glyph whose font maps it to no character (a control code): kept as a box so the words beside it stay
 # apart, written as U+FFFD so the trust check counts it.
 _UNMAPPED = "\ufffd"
@@ -152,7 +135,7 @@ def read_glyphs(textpage: pdfium.PdfTextPage, small_caps: frozenset[int] = froze
         # symbols get their ink's box, as their font's box says nothing of their size.
         extension = is_extension_font(font)
         box = textpage.get_charbox(k, loose=not extension)
-        if not extension and size and box[3] - box[1] > TALL_BOX_SIZES * size:
+        if not extension and size and box[3] - box[1] > TL.tall_box_sizes * size:
             ink = textpage.get_charbox(k)  # asked of the few glyphs with outsize boxes only
             if ink[3] - ink[1] <= size:  # small ink (a minus, a dot): an ordinary letter's extent about the baseline
                 box = (box[0], origin[1] - 0.25 * size, box[2], origin[1] + 0.75 * size)
@@ -196,7 +179,7 @@ def _script(g: Glyph, base: Glyph | None) -> str:
     """'^' or '_' when `g` is a smaller raised or lowered glyph beside `base`, else ''."""
     if base is None or g.box is None or base.box is None:
         return ""
-    if not g.size or not base.size or g.size > SCRIPT_SIZE_RATIO * base.size:
+    if not g.size or not base.size or g.size > TL.script_size_ratio * base.size:
         return ""
     if not g.text.isalnum() and g.text not in "+-\u2212*\u2032":
         return ""
@@ -204,9 +187,9 @@ def _script(g: Glyph, base: Glyph | None) -> str:
         shift = (g.baseline - base.baseline) / base.size
     else:
         shift = (g.box[1] - base.box[1]) / base.size
-    if shift > SCRIPT_SHIFT:
+    if shift > TL.script_shift:
         return "^"
-    if shift < -SUBSCRIPT_SHIFT:
+    if shift < -TL.subscript_shift:
         return "_"
     return ""
 
@@ -238,7 +221,7 @@ def split_runs(glyphs: list[Glyph], page_height: float) -> list[Box]:
     last: Glyph | None = None
     vertical: list[Glyph] = []
     line_end = False  # pdfium ended a line: a new run unless the next glyph continues this one (a script)
-    word_gaps = word_gap_limits(glyphs, WORD_GAP_HEIGHTS, RUN_GAP_HEIGHTS)
+    word_gaps = word_gap_limits(glyphs, TL.word_gap_heights, TL.run_gap_heights)
     for k, g in enumerate(glyphs):
         if g.text == "\n":
             line_end = True
@@ -253,21 +236,21 @@ def split_runs(glyphs: list[Glyph], page_height: float) -> list[Box]:
             continue
         left, bottom, right, top = g.box
         base = state["base"]
-        if last is None or last.box is None or (base and g.size and g.size < DROP_CAP_SIZE_RATIO * base.size):
+        if last is None or last.box is None or (base and g.size and g.size < TL.drop_cap_size_ratio * base.size):
             flush()
         else:
             h = max(top - bottom, last.box[3] - last.box[1], 1e-3)
             same_row = min(top, last.box[3]) - max(bottom, last.box[1]) > 0.3 * h
-            touching = -0.5 * h <= left - last.box[2] <= WORD_GAP_HEIGHTS * h
+            touching = -0.5 * h <= left - last.box[2] <= TL.word_gap_heights * h
             if (
                 line_end
                 and not (same_row and touching)
-                or left - last.box[2] > RUN_GAP_HEIGHTS * h
+                or left - last.box[2] > TL.run_gap_heights * h
                 or left < last.box[0] - h
                 or not same_row
             ):
                 flush()
-            elif parts and not parts[-1].isspace() and left - last.box[2] > word_gaps.get(k, WORD_GAP_HEIGHTS) * h:
+            elif parts and not parts[-1].isspace() and left - last.box[2] > word_gaps.get(k, TL.word_gap_heights) * h:
                 close_script()
                 parts.append(" ")
         script = _script(g, state["base"])

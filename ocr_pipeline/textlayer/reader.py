@@ -24,11 +24,10 @@ from ocr_pipeline.textlayer.glyph_bounds import boxes_on_page, glyphs_on_page, p
 from ocr_pipeline.textlayer.glyphs import split_runs
 from ocr_pipeline.textlayer.math.latex import latex_formulas, outside_math
 from ocr_pipeline.textlayer.page_space import PageSpace, place, reading_frame
+from ocr_pipeline.textlayer.textlayer_params import TEXT_LAYER_PARAMS as TL
 
 # Characters pdfium emits for hyphens and line-break artefacts: removed so "shoul\ufffeder" is "shoulder".
 _DROP = dict.fromkeys(map(ord, "\ufffe\u00ad\x02\u200b\ufeff"))
-# A path this thin (points) is a ruling line.
-_RULE_THICKNESS = 2.5
 _HYPHEN_BREAK = re.compile(r"[\ufffe\x02][ \t]*\n[ \t]*")
 _TAG = re.compile(r"</?(?:table|tr|th|td)(?: colspan=\"\d+\")?>")
 _CID = re.compile(r"\(cid:\d+\)")
@@ -84,7 +83,7 @@ def _rules(page: pdfium.PdfPage, space: PageSpace, max_objects: int = 3000) -> l
             break
         x0, y0, x1, y1 = space.box(*obj.get_bounds())
         top, bottom = height - y1, height - y0
-        if min(x1 - x0, y1 - y0) <= _RULE_THICKNESS:
+        if min(x1 - x0, y1 - y0) <= TL.rule_thickness:
             out.append(Rule(x0, top, x1, bottom))
         elif x1 - x0 < 0.95 * width and y1 - y0 < 0.95 * height:
             fill, stroke = ctypes.c_int(), ctypes.c_int()
@@ -164,21 +163,7 @@ class TextLayerQuality:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
-# Thresholds: a page below MIN_CHARS visible characters may be a scan with a stamp or a figure page.
-MIN_CHARS = 40
-# A page mostly covered by images needs this much real text to skip OCR: a scan with a "Downloaded from..."
-# stamp has a few dozen characters; a scan with a hidden OCR layer has a full page's worth (1,500+).
-MIN_SCAN_IMAGE_SHARE = 0.5
-MIN_CHARS_PER_A4_OVER_SCAN = 800
-MAX_BAD_SHARE = 0.03  # replacement, control and private-use characters
-MIN_ALNUM_SHARE = 0.45  # letters and digits among visible characters
-MAX_SINGLE_CHAR_WORD_SHARE = 0.45  # "T h e  q u i c k" style layers
-MAX_LONG_WORD_SHARE = 0.15  # words over 25 characters: missing spaces ("Thequickbrownfox")
-VOWEL_SHARE_RANGE = (0.27, 0.6)  # Latin text; outside it the font encoding is likely scrambled
-# Words broken into pieces ("mo re to ugh pl ayer"): lower-case pieces of one or two letters that are no common word,
-# followed by more lower case: at most this share of lower-case words (well-read pages: up to 0.09; broken: 0.1-0.45).
-MAX_FRAGMENT_SHARE = 0.1
-MIN_FRAGMENT_WORDS = 50  # fewer lower-case words than this judge nothing
+# Words of one or two letters common enough that they are no piece of a broken word (max_fragment_share).
 _COMMON_PAIR_WORDS = (
     "of to in is it on be as at by an or we he me my no so up us do go if am oh ok ah la le de du et en un da di il "
     "lo el es se su al ne ni na za je ve ze ja im um zu er wo od po op om av på ei co mu ho si ma ta te ti tu vi "
@@ -204,7 +189,7 @@ def image_coverage(page: pdfium.PdfPage, max_objects: int = 500) -> float:
 def _fragment_share(words: list[str]) -> float:
     """Share of lower-case words that are a piece of a word (one or two letters, no common word) before lower case."""
     lower = sum(1 for w in words if w.isalpha() and w.islower())
-    if lower < MIN_FRAGMENT_WORDS:
+    if lower < TL.min_fragment_words:
         return 0.0
     pieces = sum(
         1
@@ -229,11 +214,11 @@ def assess_text_layer(
     if page_area_pt2:
         # Characters per A4-sized area (~500,000 pt²): a full text page has 1,500 or more.
         stats["chars_per_a4"] = round(n * 500_000 / page_area_pt2, 1)
-    if n < MIN_CHARS:
+    if n < TL.min_chars:
         return TextLayerQuality(False, "too little text", stats)
     if image_share is not None:
         stats["image_share"] = round(image_share, 3)
-        if image_share >= MIN_SCAN_IMAGE_SHARE and stats.get("chars_per_a4", 0) < MIN_CHARS_PER_A4_OVER_SCAN:
+        if image_share >= TL.min_scan_image_share and stats.get("chars_per_a4", 0) < TL.min_chars_per_a4_over_scan:
             return TextLayerQuality(False, "mostly an image with a sparse text layer (a stamp over a scan?)", stats)
     cids = len(_CID.findall(text))
     bad = sum(1 for c in visible if c == "\ufffd" or unicodedata.category(c) in ("Cc", "Co", "Cs"))
@@ -252,17 +237,17 @@ def assess_text_layer(
         stats["vowel_share"] = round(vowels / len(ascii_letters), 4)
     if cids >= 3 or cids * 6 > len(words):
         return TextLayerQuality(False, "unmapped glyphs (cid:NN)", stats)
-    if stats["bad_share"] > MAX_BAD_SHARE:
+    if stats["bad_share"] > TL.max_bad_share:
         return TextLayerQuality(False, "replacement, control or private-use characters", stats)
-    if stats["alnum_share"] < MIN_ALNUM_SHARE:
+    if stats["alnum_share"] < TL.min_alnum_share:
         return TextLayerQuality(False, "too few letters and digits", stats)
-    if stats["single_char_word_share"] > MAX_SINGLE_CHAR_WORD_SHARE and len(words) >= 10:
+    if stats["single_char_word_share"] > TL.max_single_char_word_share and len(words) >= 10:
         return TextLayerQuality(False, "letters spaced apart", stats)
-    if stats["long_word_share"] > MAX_LONG_WORD_SHARE or stats["mean_word_len"] > 15:
+    if stats["long_word_share"] > TL.max_long_word_share or stats["mean_word_len"] > 15:
         return TextLayerQuality(False, "implausibly long words (missing spaces)", stats)
-    if _fragment_share(words) > MAX_FRAGMENT_SHARE:
+    if _fragment_share(words) > TL.max_fragment_share:
         return TextLayerQuality(False, "words broken into pieces", stats)
-    lo, hi = VOWEL_SHARE_RANGE
+    lo, hi = TL.vowel_share_range
     if len(ascii_letters) >= 200 and not lo <= stats["vowel_share"] <= hi:
         return TextLayerQuality(False, "implausible letter mix (scrambled font encoding)", stats)
     return TextLayerQuality(True, "ok", stats)

@@ -17,17 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-# On a line where pdfium placed no space to compare with (a tight heading or column set word by word), the gaps
-# must fall into two clear groups: letters, and word gaps at least MIN_JUMP_HEIGHTS above the widest letter gap
-# and LONE_WORD_GAP_HEIGHTS above the typical one (kerning and tracking inside a word stay within ~0.04).
-LONE_WORD_GAP_HEIGHTS = 0.05
-MIN_JUMP_HEIGHTS = 0.04
-# Never a break closer than this to the line's letter gap (kerning noise).
-MIN_STANDOUT_HEIGHTS = 0.05
-NOISE_SPREADS = 3.0  # a break stands this many median deviations of the letter gaps above the letter gap
-SPACED_SHARE = 0.5  # ... and at this share of the narrowest gap pdfium gave a space on the line
-MIN_LETTER_GAPS = 3  # fewer unspaced pairs than this: no statistics, the fixed limit decides
-MIN_LONE_GAPS = 8  # a line without spaces is split from its own gaps only when it has this many
+from ocr_pipeline.textlayer.textlayer_params import TEXT_LAYER_PARAMS as TL
 
 
 class _Glyph(Protocol):
@@ -86,19 +76,19 @@ def word_gap_limits(glyphs: Sequence[_Glyph], fixed: float, run_gap: float) -> d
     limits: dict[int, float] = {}
     for seg in _segments(glyphs, run_gap):
         letter_gaps, word_gaps = seg.letter_gaps, seg.word_gaps
-        if len(letter_gaps) < MIN_LETTER_GAPS:
+        if len(letter_gaps) < TL.min_letter_gaps:
             continue
         letter = _median(letter_gaps)
         # Glyph widths that disagree with the drawn advance (a font's wrong width table) scatter the letter gaps: a
         # break must stand out of that scatter too, and reach near the narrowest gap pdfium did give a space.
-        scatter = NOISE_SPREADS * _median([abs(g - letter) for g in letter_gaps])
+        scatter = TL.noise_spreads * _median([abs(g - letter) for g in letter_gaps])
         if word_gaps:
-            standout = max((_median(word_gaps) - letter) / 2, SPACED_SHARE * min(word_gaps) - letter)
+            standout = max((_median(word_gaps) - letter) / 2, TL.spaced_share * min(word_gaps) - letter)
         else:
             standout = _lone_standout(sorted(letter_gaps), letter)
         standout = max(standout, scatter)
         # The fixed limit still caps the break, unless the line's letters themselves sit that far apart (tracking).
-        limit = min(letter + max(standout, MIN_STANDOUT_HEIGHTS), max(fixed, letter + MIN_STANDOUT_HEIGHTS))
+        limit = min(letter + max(standout, TL.min_standout_heights), max(fixed, letter + TL.min_standout_heights))
         for k in seg.members:
             limits[k] = limit
     return limits
@@ -108,7 +98,7 @@ def _lone_standout(gaps: list[float], letter: float) -> float:
     """How far above the letter gap word breaks start on a line without spaces: the cut between its two groups of
     gaps (the split of the sorted gaps with the largest between-group variance), or infinity when none is clear."""
     n = len(gaps)
-    if n < MIN_LONE_GAPS:
+    if n < TL.min_lone_gaps:
         return float("inf")
     prefix = [0.0]
     for g in gaps:
@@ -123,7 +113,7 @@ def _lone_standout(gaps: list[float], letter: float) -> float:
         return float("inf")
     low_top, high = gaps[cut - 1], gaps[cut]
     # One gap standing out alone may be one glyph's wrong width: it must stand out twice as far.
-    jump = MIN_JUMP_HEIGHTS * (2 if cut == n - 1 else 1)
-    if high - low_top < jump or high - letter < LONE_WORD_GAP_HEIGHTS:
+    jump = TL.min_jump_heights * (2 if cut == n - 1 else 1)
+    if high - low_top < jump or high - letter < TL.lone_word_gap_heights:
         return float("inf")
     return (low_top + high) / 2 - letter

@@ -1,0 +1,50 @@
+"""The thresholds page furniture (running heads, page numbers, stamps, mastheads) is told from body text with.
+
+One frozen, documented parameter object (layout/param_fields.py): each field's meaning and unit in its metadata;
+where the values came from is in benchmarks/README.md, "Where the layout thresholds came from". Heights are the
+page's body line height (the median box height) unless a field says otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ocr_pipeline.layout.param_fields import doc_field
+
+
+@dataclass(frozen=True)
+class FurnitureParams:
+    """Thresholds of furniture_rows: the page's bands and margins, and the size, gaps and shape of a band's lines."""
+
+    # Where furniture stands on the page.
+    band_share: float = doc_field(0.1, "page height share: running heads, footers and page numbers live this near")
+    side_share: float = doc_field(0.12, "page width share: margin stamps live this near either side")
+    edge_share: float = doc_field(0.06, "page height share: at the very top, nothing but furniture is set this near")
+    reach_share: float = doc_field(0.25, "page height share: line runs from each edge are looked at this deep")
+    # Wide top margins put a running head well below the top band.
+    outer_share: float = doc_field(0.16, "page height share: the first and last lines are looked at this near")
+    # How far a band line or block stands off the body.
+    apart_heights: float = doc_field(1.6, "line heights: a band line set this far off the body is furniture")
+    # A running head stands a blank line or more off the text it heads.
+    block_apart_heights: float = doc_field(1.0, "line heights: a band block's white exceeds the leading by this")
+    number_clear_heights: float = doc_field(3.0, "line heights: a page number stands this clear of its line's rest")
+    # Size against the body.
+    small_share: float = doc_field(0.9, "body height share: text smaller than this is small print")
+    large_share: float = doc_field(1.3, "body height share: text taller is a title, unless it carries a page number")
+    edge_large_share: float = doc_field(1.5, "body height share: ... a head at the sheet's edge, not centred, may be")
+    # Blocks of band lines.
+    max_block_rows: int = doc_field(3, "lines: a set-apart band block of body-sized lines has at most this many")
+    max_small_block_rows: int = doc_field(6, "lines: ... one of small print (a masthead) at most this many")
+    max_masthead_rows: int = doc_field(8, "lines: ... one most of whose lines carry a band mark at most this many")
+    # A table's first row may hold more pieces than a running head.
+    max_head_pieces: int = doc_field(3, "boxes: a running head (title, page number, date) has at most this many")
+    # The shape of a line.
+    short_share: float = doc_field(0.6, "text width share: a line narrower than this is short")
+    split_piece_share: float = doc_field(0.4, "text width share: each piece of a split running head is narrower")
+    off_edge_share: float = doc_field(0.2, "text width share: a short line this far in is centred or set right")
+    centred_share: float = doc_field(0.1, "text width share: a line whose middle is this near the text's is centred")
+    wordy_share: float = doc_field(0.5, "character share: a line with fewer letters is an equation or a number row")
+
+
+# The thresholds text layers and scans are both read with today.
+FURNITURE_PARAMS = FurnitureParams()
