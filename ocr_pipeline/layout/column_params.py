@@ -27,7 +27,6 @@ class ColumnParams:
     max_number_digits: int = _count(4, "digits: a line number has at most this many")
     max_number_width_heights: float = _doc(2.5, "line heights: a line number is at most this wide")
     max_crossing_share: float = _doc(0.2, "region height share: boxes crossing a gutter add up to at most this")
-    edge_pad_heights: float = _doc(0.3, "line heights: box edges taken this far inside (an OCR detector's padding)")
     min_side_height_share: float = _doc(0.4, "region height share: each side of a crossed gutter holds text this long")
     max_overhang_share: float = _doc(0.25, "box width share: a crossing box reaching less over a gutter stays put")
     min_span_side_share: float = _doc(0.5, "side width share: a box covering this of each side spans the columns")
