@@ -19,7 +19,6 @@ class ColumnParams:
     max_number_digits: int = doc_field(4, "digits: a line number has at most this many")
     max_number_width_heights: float = doc_field(2.5, "line heights: a line number is at most this wide")
     max_crossing_share: float = doc_field(0.2, "region height share: boxes crossing a gutter add up to at most this")
-    edge_pad_heights: float = doc_field(0.3, "line heights: box edges taken this far in (an OCR detector's padding)")
     min_side_height_share: float = doc_field(0.4, "region height share: text each side of a crossed gutter, at least")
     max_overhang_share: float = doc_field(0.25, "box width share: a crossing box reaching less over a gutter stays put")
     min_span_side_share: float = doc_field(0.5, "side width share: a box covering this of each side spans the columns")

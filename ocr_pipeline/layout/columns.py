@@ -91,14 +91,13 @@ def gutter_candidates(
     budget.charge(len(boxes) + n)
     delta = np.zeros(n + 2)
     for b in boxes:
-        # OCR boxes are padded around their glyphs: two columns set a few pixels apart touch or overlap.
-        x0, x1 = b.x0 + CP.edge_pad_heights * h, b.x1 - CP.edge_pad_heights * h
-        if x1 <= x0:
+        # Boxes are the glyphs' own: OCR boxes lose the detector's padding where they are made (scan_layout.py).
+        if b.x1 <= b.x0:
             continue
         # A tall title counts as one line: the share is of lines crossing, not of ink.
         weight = min(b.y1 - b.y0, h)
-        delta[int((x0 - x_min) / step)] += weight
-        delta[int((x1 - x_min) / step) + 1] -= weight
+        delta[int((b.x0 - x_min) / step)] += weight
+        delta[int((b.x1 - x_min) / step) + 1] -= weight
     cover = np.cumsum(delta)[:n]
     low = np.flatnonzero(cover <= CP.max_crossing_share * (y_max - y_min))
     found: list[tuple[float, float]] = []
@@ -111,8 +110,7 @@ def gutter_candidates(
         centre = int(least[len(least) // 2])
         x = x_min + (centre + 0.5) * step
         budget.charge(2 * len(boxes))
-        pad = CP.edge_pad_heights * h
-        sides = [b for b in boxes if b.x1 - pad <= x], [b for b in boxes if b.x0 + pad >= x]
+        sides = [b for b in boxes if b.x1 <= x], [b for b in boxes if b.x0 >= x]
         if min(_height_cover(side) for side in sides) >= CP.min_side_height_share * (y_max - y_min):
             found.append((float(cover[centre]), x))
     return [x for _, x in sorted(found)]
