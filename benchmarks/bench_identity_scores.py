@@ -20,17 +20,17 @@ import argparse
 import json
 import shutil
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 from benchmarks.bench_layout_identity import SETS
-from benchmarks.olmo_parts import PARTS, counts, part_of, set_tests, with_all_types
+from benchmarks.bench_olmo_history import DATA as HISTORY_DATA
+from benchmarks.bench_olmo_history import prepare_set, score
+from benchmarks.olmo_parts import PARTS, cell, counts, part_of, set_tests, with_all_types
 from benchmarks.similarity import page_similarity, segment_recall
 from ocr_pipeline.canary.bench_set import load_bench_set, shipped_tests_file
 from ocr_pipeline.canary.olmo_tests import run_test
 
-SCORER = Path(__file__).with_name("olmo_score.py")
 HISTORY = ("headers_footers", "multi_columns", "long_tiny_text", "old_scans", "old_scans_math")
 PARSE_BENCH = ("formulas", "tables")
 
@@ -42,22 +42,19 @@ def _page_md(out: Path, label: str, name: str, stem: str, page: int = 1) -> str:
 
 
 def history_rows(out: Path, label: str, name: str, olmocr_python: str, chromium: str | None) -> dict[str, str]:
-    """'passed/total' per '<test type> <part>' for one label on one history set, scored by olmocr's classes."""
+    """'passed/total = rate' per '<test type> <part>' for one label on one history set, scored by olmocr's classes."""
+    pdfs = prepare_set(HISTORY_DATA, name, out / "scores", None, "all")
     bench = out / "scores" / name
     (bench / label).mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(SETS[name].parent / f"{name}.jsonl", bench / "tests.jsonl")
-    pdfs = sorted(SETS[name].glob("*.pdf"))
     for pdf in pdfs:
         (bench / label / f"{pdf.stem}_pg1_repeat1.md").write_text(_page_md(out, label, name, pdf.stem))
-    cmd = [olmocr_python, str(SCORER), str(bench), label] + (["--chromium", chromium] if chromium else [])
-    stdout = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    result = json.loads(next(line for line in stdout.splitlines() if line.startswith("{")))
+    result = score(bench, label, olmocr_python, chromium)
     tests = set_tests(bench)
     cells: dict[str, str] = {}
     for part in (*PARTS, "all"):
         names = {p.name for p in pdfs if part == "all" or part_of(p.name) == part}
-        for kind, (passed, total) in with_all_types(counts(result["results"], tests, names)).items():
-            cells[f"{kind} {part}"] = f"{passed}/{total} = {passed / total:.3f}" if total else "-"
+        for kind, passed_total in with_all_types(counts(result["results"], tests, names)).items():
+            cells[f"{kind} {part}"] = cell(passed_total)
     return cells
 
 
