@@ -58,6 +58,24 @@ def _new_run(instance: DagsterInstance, workspace: WorkspaceRequestContext) -> s
     return run.run_id
 
 
+def _stat_fields(pid: int) -> list[str]:
+    """/proc/PID/stat's fields after the command name (which may hold spaces): state, ppid, ..."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def _parent_pid(pid: int) -> int:
+    """The pid of the process that started `pid` (the run worker's code server)."""
+    return int(_stat_fields(pid)[1])
+
+
+def _state(pid: int) -> str:
+    """The process's state letter ('Z' for a zombie its parent has not reaped yet)."""
+    try:
+        return _stat_fields(pid)[0]
+    except FileNotFoundError:
+        return "gone"
+
+
 def _record(instance: DagsterInstance, run_id: str) -> RunRecord:
     record = instance.get_run_record_by_id(run_id)
     assert record is not None
@@ -80,6 +98,12 @@ def test_a_killed_run_worker_is_marked_failed_by_run_monitoring(
     assert alive.status == WorkerStatus.RUNNING and alive.run_worker_id
     pid = int(alive.run_worker_id)
 
+    # The whole family goes, as when `dagster dev` or its node is SIGKILLed: the code server first, since a live
+    # one notices its own child's death within half a second and fails the run itself (its orphan check).
+    server = _parent_pid(pid)
+    os.kill(server, signal.SIGKILL)
+    wait_for("the code server to go", lambda: not Path(f"/proc/{server}/stat").exists() or
+             _state(server) == "Z" or None, 30, 0.1)  # fmt: skip
     os.kill(pid, signal.SIGKILL)  # an OOM kill: the worker records nothing
     wait_for("the worker to go", lambda: instance.run_launcher.check_run_worker_health(run).status ==
              WorkerStatus.NOT_FOUND or None, 30, 0.2)  # fmt: skip
