@@ -178,13 +178,30 @@ def _edge_numbers(row: Row, h: float) -> list[Box]:
     return _numbers(row, h) if len(row) > 1 else []
 
 
-def furniture_rows(boxes: Sequence[Box], width: float, height: float, repeated: Iterable[str] = ()) -> set[int]:
-    """ids of the boxes that are page furniture; `repeated` holds signatures seen on other pages' bands."""
+def margin_stamps(boxes: Sequence[Box], left: float, width: float) -> set[int]:
+    """ids of vertical runs in a side margin (download stamps, arXiv ids): furniture wherever they stand."""
+    lo, hi = left + FP.side_share * width, left + (1 - FP.side_share) * width
+    return {id(b) for b in boxes if b.text.startswith(VERTICAL_MARK) and (b.x1 < lo or b.x0 > hi)}
+
+
+def page_rows(boxes: Sequence[Box], left: float = 0.0, width: float = 0.0) -> list[Row]:
+    """The rows furniture is judged by: the page's non-empty boxes less margin stamps, grouped top to bottom."""
+    stamps = margin_stamps(boxes, left, width) if width > 0 else set()
+    return rows_of([b for b in boxes if b.text.strip() and id(b) not in stamps])
+
+
+def row_text(row: Row) -> str:
+    """A row's text as furniture reads it (sub- and superscripts left out)."""
+    return _text(row)
+
+
+def furniture_rows(
+    boxes: Sequence[Box], width: float, height: float, repeated: Iterable[str] = (), left: float = 0.0
+) -> set[int]:
+    """ids of the boxes that are page furniture; `repeated` holds signatures seen on other pages' bands; the page
+    (or the side of a spread) runs from `left` to `left + width`."""
     boxes = [b for b in boxes if b.text.strip()]
-    drop: set[int] = set()
-    for b in boxes:
-        if b.text.startswith(VERTICAL_MARK) and (b.x1 < FP.side_share * width or b.x0 > (1 - FP.side_share) * width):
-            drop.add(id(b))
+    drop = margin_stamps(boxes, left, width)
     body = [b for b in boxes if id(b) not in drop]
     if not body:
         return drop
@@ -229,6 +246,17 @@ def furniture_rows(boxes: Sequence[Box], width: float, height: float, repeated: 
         ):
             drop.update(id(b) for b in row)
     return drop
+
+
+def in_furniture_regions(boxes: Sequence[Box], regions: Sequence[Box], height: float) -> set[int]:
+    """ids of the boxes whose centre lies in a region a layout model called a header or footer. A region whose
+    centre is not within `reach_share` of the top or bottom edge is no running head or footer, whatever the model
+    says, and counts for nothing."""
+    reach = FP.reach_share * height
+    plausible = [r for r in regions if r.yc < reach or r.yc > height - reach]
+    if not plausible:
+        return set()
+    return {id(b) for b in boxes if any(r.x0 <= (b.x0 + b.x1) / 2 <= r.x1 and r.y0 <= b.yc <= r.y1 for r in plausible)}
 
 
 def band_signatures(boxes: Sequence[Box], height: float) -> set[str]:

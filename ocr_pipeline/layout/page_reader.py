@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ocr_pipeline.layout.boxes import Box
 from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget
 from ocr_pipeline.layout.footnotes import footnote_ids
-from ocr_pipeline.layout.furniture import furniture_rows, strip_mark
+from ocr_pipeline.layout.furniture import furniture_rows, in_furniture_regions, strip_mark
 from ocr_pipeline.layout.param_fields import doc_field
 from ocr_pipeline.layout.reading_order import join_line, order_lines
 from ocr_pipeline.layout.scan_layout import halves, letterhead, margin_pieces
@@ -59,13 +59,15 @@ def read_page(
     params: PageReadParams,
     budget: LayoutBudget | None = None,
     repeated: Iterable[str] = (),
+    furniture: Sequence[Box] = (),
 ) -> PageRead:
     """The page's boxes less furniture, tables as HTML, footnotes after the body, in reading order; past the page's
-    `budget` (noted there), all its boxes in the simple reading order, furniture and all."""
+    `budget` (noted there), all its boxes in the simple reading order, furniture and all. `furniture` holds regions
+    a layout model called header or footer (layout/furniture.py decides which of their boxes go)."""
     budget = budget or LayoutBudget()
     repeated = frozenset(repeated)  # read once for each side of a spread
     try:
-        lines, tables, kept = _lines(boxes, rules, width, height, params, budget, repeated)
+        lines, tables, kept = _lines(boxes, rules, width, height, params, budget, repeated, furniture)
     except BudgetSpent:
         rest = [b for b in boxes if b.text.strip()]
         lines = simple_lines([strip_mark(b) for b in rest] if params.strip_marks else rest)
@@ -81,6 +83,7 @@ def _lines(
     params: PageReadParams,
     budget: LayoutBudget,
     repeated: Iterable[str],
+    furniture: Sequence[Box] = (),
 ) -> tuple[list[list[Box]], list[Box], int]:
     """The page's lines in reading order, its tables and the count of boxes kept; BudgetSpent past the budget."""
     budget.check_runs(len(boxes))
@@ -89,7 +92,8 @@ def _lines(
     kept = 0
     parts = halves(boxes, width) if params.spreads else [(list(boxes), 0.0, width)]
     for part, left, right in parts:
-        drop = furniture_rows(part, right - left, height, repeated)
+        drop = furniture_rows(part, right - left, height, repeated, left)
+        drop |= in_furniture_regions(part, furniture, height)
         if params.margin_pieces:
             drop |= margin_pieces(part, left, right, height, budget)
         if params.letterhead:

@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from ocr_pipeline.layout.budget import LayoutBudget, join_notes
 from ocr_pipeline.layout.furniture import band_signatures
+from ocr_pipeline.pdf.page_regions import furniture_regions
 from ocr_pipeline.pdf.probe import open_pdf
 from ocr_pipeline.pdf.render import image_to_page, render_pdf_page, repair_crop_box
 from ocr_pipeline.records import TEXT_LAYOUT, TEXT_PLAIN
@@ -122,7 +123,9 @@ class _LayoutReader:
         (see layout_text)."""
         layout = self.cache.pop(index, None) or page_layout(page)
         budget = LayoutBudget()
-        marked = layout_text(layout, self.repeated, marked=True, budget=budget)
+        # The layout model's headers and footers join the furniture rules (a page without text needs none).
+        regions = furniture_regions(page, layout.shown_frame) if layout.runs else []
+        marked = layout_text(layout, self.repeated, marked=True, budget=budget, furniture=regions)
         return write_scripts(marked), marked, layout.notes + budget.notes
 
 

@@ -7,7 +7,7 @@ import ctypes
 import re
 import statistics
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,6 +72,8 @@ class PageLayout:
     height: float
     # Bounds that fired while the page was read (layout_budget.py): the page row's render_note carries them.
     notes: list[str] = field(default_factory=list)
+    # Whether the runs are in the frame the page is shown (rendered) in; False when the page is read turned.
+    shown_frame: bool = True
 
 
 def _rules(page: pdfium.PdfPage, space: PageSpace, max_objects: int = 3000) -> list[Rule]:
@@ -102,7 +104,8 @@ def page_layout(page: pdfium.PdfPage, budget: LayoutBudget | None = None) -> Pag
     textpage = page.get_textpage()
     try:
         glyphs = page_glyphs(textpage, page, budget)
-        space = reading_frame(PageSpace.of(page), glyphs)
+        shown = PageSpace.of(page)
+        space = reading_frame(shown, glyphs)
         rules = rules_on_page(_rules(page, space), space.width, space.height) if glyphs else []
         placed = glyphs_on_page(place(glyphs, space), space.width, space.height, budget)
         # Past the budget, formulas stay as their glyphs and drop capitals apart (noted).
@@ -115,7 +118,7 @@ def page_layout(page: pdfium.PdfPage, budget: LayoutBudget | None = None) -> Pag
         runs += boxes_on_page(form_runs(page, space), space.width, space.height)
     finally:
         textpage.close()
-    return PageLayout(runs, rules if runs else [], space.width, space.height, budget.notes)
+    return PageLayout(runs, rules if runs else [], space.width, space.height, budget.notes, space == shown)
 
 
 def write_scripts(text: str) -> str:
@@ -125,12 +128,19 @@ def write_scripts(text: str) -> str:
 
 
 def layout_text(
-    layout: PageLayout, repeated: Iterable[str] = (), marked: bool = False, budget: LayoutBudget | None = None
+    layout: PageLayout,
+    repeated: Iterable[str] = (),
+    marked: bool = False,
+    budget: LayoutBudget | None = None,
+    furniture: Sequence[Box] = (),
 ) -> str:
     """The page's text in reading order (layout/page_reader.py): furniture dropped, tables as HTML, footnotes after
     the body, whitespace normalised; scripts stay marked when `marked` (the trust check reads "x^{2}" as one word,
-    not a stray letter). Past the page's `budget`, the simple reading order of all its runs, noted in the budget."""
-    page = read_page(layout.runs, layout.rules, layout.width, layout.height, TEXT_LAYER_PAGE, budget, repeated)
+    not a stray letter). Past the page's `budget`, the simple reading order of all its runs, noted in the budget.
+    `furniture` holds regions a layout model called header or footer, in the layout's points."""
+    page = read_page(
+        layout.runs, layout.rules, layout.width, layout.height, TEXT_LAYER_PAGE, budget, repeated, furniture
+    )
     text = normalise_whitespace(clean_text(page.text))
     # Scripts were marked for the furniture rules (a superscript is no page number) and the trust check.
     return text if marked else write_scripts(text)

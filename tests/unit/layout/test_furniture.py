@@ -10,7 +10,8 @@ import pypdfium2 as pdfium
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from ocr_pipeline.layout.furniture import furniture_rows
+from ocr_pipeline.layout.furniture import furniture_rows, in_furniture_regions
+from ocr_pipeline.layout.page_reader import TEXT_LAYER_PAGE, read_page
 from ocr_pipeline.layout.reading_order import Box
 from ocr_pipeline.pdf.page_rows import document_pages
 from ocr_pipeline.textlayer.reader import extract_page_text
@@ -161,3 +162,27 @@ def test_top_block_of_prose_with_one_marked_line_kept() -> None:
     # Four body-sized lines at the top, one of which happens to hold a date: a paragraph, not a masthead.
     drop, top, rest = _masthead([(S[k], 9.0) for k in range(3)] + [("signed on June 17, 2016 by both parties", 9.0)])
     assert not drop & {id(b) for b in top + rest}
+
+
+# A layout model's header and footer regions (regions/detector.py) join the rules; layout only sees their boxes.
+def _body(top: float, n: int = 30) -> list[Box]:
+    return [Box(72, top + 14 * k, 500, top + 11 + 14 * k, S[k % 8]) for k in range(n)]
+
+
+def test_boxes_in_a_header_region_are_furniture_however_close_to_the_body() -> None:
+    # A line set like the body, one leading above it: the rules alone keep it.
+    head = Box(72, 62, 300, 73, "Comparative studies of resin materials")
+    body = _body(76)
+    assert id(head) not in furniture_rows([head, *body], 595.0, 842.0)
+    region = Box(60, 58, 320, 76, "header")
+    page = read_page([head, *body], [], 595.0, 842.0, TEXT_LAYER_PAGE, furniture=[region])
+    assert page.text.splitlines() == [b.text for b in body]
+    assert in_furniture_regions([head, *body], [region], 842.0) == {id(head)}
+
+
+def test_a_region_in_the_middle_of_the_page_is_no_header_whatever_the_model_says() -> None:
+    body = _body(76, 50)
+    middle = Box(60, 400, 520, 440, "footer")
+    assert in_furniture_regions(body, [middle], 842.0) == set()
+    page = read_page(body, [], 595.0, 842.0, TEXT_LAYER_PAGE, furniture=[middle])
+    assert len(page.text.splitlines()) == 50

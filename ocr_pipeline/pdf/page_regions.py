@@ -1,0 +1,35 @@
+"""A page's header and footer regions, from the shipped layout model (regions/detector.py) on the rendered page.
+
+The page is drawn as the pipeline draws it for its images (its CropBox and /Rotate), at about the model's input
+size, and the model's regions are mapped from pixels to points on the shown page, the frame the text layer's runs
+are placed in (textlayer/page_space.py). A page whose text is read turned (a landscape table across a portrait
+sheet) gets no regions: the model saw the page upright, the runs are in another frame.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pypdfium2 as pdfium
+
+from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.pdf.render import render_scale
+from ocr_pipeline.regions import detector
+from ocr_pipeline.settings import MAX_PAGE_PIXELS
+
+
+def furniture_regions(page: pdfium.PdfPage, shown_frame: bool) -> list[Box]:
+    """Header and footer regions of a loaded page in points on the shown page (y down); none when the text is read
+    in another frame or the model is off."""
+    if not detector.USE_MODEL or not shown_frame:
+        return []
+    width_pt, height_pt = page.get_size()
+    # Drawn at about the model's own input size (800 px): a larger drawing would only be shrunk again.
+    scale = render_scale(width_pt, height_pt, detector.INPUT_H, MAX_PAGE_PIXELS)
+    bitmap = page.render(scale=scale, may_draw_forms=True, rev_byteorder=True)
+    try:
+        pixels = bitmap.to_numpy()
+        if pixels.ndim != 3 or pixels.shape[2] != 3:
+            pixels = np.asarray(bitmap.to_pil().convert("RGB"))
+        return detector.furniture_boxes(pixels, scale)
+    finally:
+        bitmap.close()

@@ -1,0 +1,61 @@
+"""The layout model in the text layer's path: its regions land on the runs they cover, in the page's own frame."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pytest
+
+from ocr_pipeline.pdf.page_regions import furniture_regions
+from ocr_pipeline.pdf.page_rows import document_pages
+from ocr_pipeline.regions import detector
+from ocr_pipeline.textlayer.reader import page_layout
+from tests.support.builders import layout_pdfs, page_space_pdfs, pdfgen
+
+DATA = Path(__file__).resolve().parents[4] / "shared" / "data" / "olmocr-bench-history" / "headers_footers" / "pdfs"
+# A court's journal page: a running head in capitals, set like a heading and close to the text (olmOCR-Bench's
+# headers_footers, tuning part): the rules keep it, the model calls it a header.
+SECTION_HEAD = DATA / "e4ace7edb587a91a895b3ed38e13e1a6c704dd26_page_1.pdf"
+
+
+def _text(path: Path) -> str:
+    return next(iter(document_pages("pdf", str(path), 1288)))["text_layer"]
+
+
+def test_regions_sit_on_the_runs_of_the_lines_they_name(tmp_path: Path) -> None:
+    path = pdfgen.write(tmp_path / "doc.pdf", layout_pdfs.furniture_pdf(pages=1))
+    doc = pdfium.PdfDocument(str(path))
+    try:
+        page = doc[0]
+        layout = page_layout(page)
+        regions = furniture_regions(page, layout.shown_frame)
+    finally:
+        doc.close()
+    # Each region holds the centre of a run: the running head's at the top, the page number's at the foot.
+    for region in regions:
+        held = [r for r in layout.runs if region.x0 <= (r.x0 + r.x1) / 2 <= region.x1 and region.y0 <= r.yc <= region.y1]
+        assert held, (region, layout.runs[:3])
+    assert {r.text for r in regions} == {"header", "footer"}
+
+
+@pytest.mark.skipif(not SECTION_HEAD.is_file(), reason="needs ../shared/data")
+def test_a_running_head_the_rules_keep_is_dropped_with_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    with_model = _text(SECTION_HEAD)
+    monkeypatch.setattr(detector, "USE_MODEL", False)
+    rules_only = _text(SECTION_HEAD)
+    assert "TÓXICOS E GUERRAS" in rules_only and "TÓXICOS E GUERRAS" not in with_model
+    # Nothing else goes: the body lines are the same, in the same order.
+    assert [ln for ln in rules_only.splitlines() if "TÓXICOS" not in ln] == with_model.splitlines()
+
+
+def test_a_page_read_turned_gets_no_regions(tmp_path: Path) -> None:
+    path = pdfgen.write(tmp_path / "turned.pdf", page_space_pdfs.sideways_pdf(0, 90))
+    doc = pdfium.PdfDocument(str(path))
+    try:
+        page = doc[0]
+        layout = page_layout(page)
+        assert not layout.shown_frame
+        assert furniture_regions(page, layout.shown_frame) == []
+    finally:
+        doc.close()
