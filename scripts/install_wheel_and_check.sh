@@ -18,7 +18,8 @@ import sys, zipfile
 names = zipfile.ZipFile(sys.argv[1]).namelist()
 need = ["ocr_pipeline/checks/dbt_like_checks/dolma_shards.yml", "ocr_pipeline/launch/k8s/ocr-pod-template.yaml",
         "ocr_pipeline/samples/born_digital_report.pdf", "ocr_pipeline/py.typed", "ocr_pipeline/canary/pages/tests.jsonl",
-        "ocr_pipeline/canary/pages/pdfs/scan_text_14.pdf", "ocr_pipeline/canary/pages/reference/table_grid_8.md"]
+        "ocr_pipeline/canary/pages/pdfs/scan_text_14.pdf", "ocr_pipeline/canary/pages/reference/table_grid_8.md",
+        "ocr_pipeline/regions/layout_cdla.onnx", "ocr_pipeline/regions/MODEL.md", "ocr_pipeline/regions/LICENSE"]
 missing = [n for n in need if n not in names]
 tests = [n for n in names if n.startswith(("tests/", "benchmarks/")) or "/testing/" in n]
 if missing or tests:
@@ -44,6 +45,8 @@ done
 "$VENV/bin/python" -c "from ocr_pipeline.checks.spec import load_dir, shipped_checks_dir as d; assert load_dir(d()).tests"
 # The model canary's pages and tests load from the installed copy (every PDF a test names is there).
 "$VENV/bin/python" -c "from ocr_pipeline.canary.bench_set import load_bench_set as l, shipped_tests_file as f; assert len(l(f()).pages) == 32"
+# The layout model loads from the installed copy and finds nothing on a blank page.
+"$VENV/bin/python" -c "from PIL import Image; from ocr_pipeline.regions.detector import RegionDetector as D; assert D().furniture(Image.new('RGB', (600, 800), 'white')) == []"
 "$VENV/bin/ocr-pipeline" run "$SCRATCH/ws" --pdfs "$SAMPLE" --quiet
 "$VENV/bin/python" - "$SCRATCH/ws/dolma/g000001.jsonl.gz" <<'PYCHECK'
 import gzip, json, sys

@@ -22,6 +22,7 @@ VERTICAL_MARK = "\u2195"  # glyphs.split_runs prefixes runs of vertical glyphs w
 Row = list[Box]
 _SCRIPT = re.compile(r"[\^_]\{[^}]*\}")
 _SENTENCE = re.compile(r"[a-z]{2,}[.!?]$")  # a line ending as a sentence does: body text, not a running head
+_PROSE = re.compile(r"[a-z]{2,}[.!?](?:$|\s+[A-Z])")  # a sentence ends at the line's end or inside it
 
 
 def signature(text: str) -> str:
@@ -211,6 +212,7 @@ def furniture_rows(
     leading = _leading(rows, h)
     apart = leading + FP.block_apart_heights * h
     span = (min(b.x0 for b in body), max(b.x1 for b in body))
+    drop |= _repeated_edge_rows(rows, height, repeated)
     for at_top in (True, False):
         for block, in_band in _edge_blocks(rows, height, apart, at_top):
             if in_band and _block_is_furniture(block, h, span, height, at_top):
@@ -248,27 +250,75 @@ def furniture_rows(
     return drop
 
 
-def in_furniture_regions(boxes: Sequence[Box], regions: Sequence[Box], height: float) -> set[int]:
-    """ids of the boxes whose centre lies in a region a layout model called a header or footer. A region whose
-    centre is not within `reach_share` of the top or bottom edge is no running head or footer, whatever the model
-    says, and counts for nothing."""
+def in_furniture_regions(
+    boxes: Sequence[Box], regions: Sequence[Box], recurring: frozenset[str] | None, height: float
+) -> set[int]:
+    """ids of the boxes of lines a layout model's header or footer regions hold.
+
+    The model's word is taken for whole lines of the page's edges only. A region whose centre is not within
+    `reach_share` of the top or bottom edge is no running head or footer. A line goes when every one of its boxes
+    has its centre in a region (a region over part of a line, a table's first row say, speaks for none of it) and
+    it reads as a title or a name does, not as prose (no sentence ending in it) nor as an equation, unless it carries
+    a page number or a band mark. In a document of several pages (`recurring` holds the band lines seen on two pages or
+    more) a running head shows itself by recurring too: a line that recurs nowhere and carries no mark is a
+    chapter's or section's heading at the top of its page, and stays. A one-page document (`recurring` None) has
+    only the model's word.
+    """
     reach = FP.reach_share * height
     plausible = [r for r in regions if r.yc < reach or r.yc > height - reach]
     if not plausible:
         return set()
-    return {id(b) for b in boxes if any(r.x0 <= (b.x0 + b.x1) / 2 <= r.x1 and r.y0 <= b.yc <= r.y1 for r in plausible)}
+    drop: set[int] = set()
+    for row in rows_of([b for b in boxes if b.text.strip()]):
+        held = [any(r.x0 <= (b.x0 + b.x1) / 2 <= r.x1 and r.y0 <= b.yc <= r.y1 for r in plausible) for b in row]
+        if not all(held):
+            continue
+        text = " ".join(b.text.strip() for b in row)
+        marked = is_page_number(_text(row)) or has_band_mark(text)
+        band = "t:" if _bottom(row) < height / 2 else "b:"
+        recurs = recurring is None or band + signature(text) in recurring
+        if marked or (recurs and _wordy(text) and not _PROSE.search(_text(row))):
+            drop.update(id(b) for b in row)
+    return drop
+
+
+def _place(row: Row, height: float) -> int:
+    """Where a line stands on its page, in steps of `place_share` of the page height (its centre)."""
+    return round((_top(row) + _bottom(row)) / 2 / (FP.place_share * height))
 
 
 def band_signatures(boxes: Sequence[Box], height: float) -> set[str]:
-    """Signatures of the lines in a page's top and bottom bands (for repetition across pages)."""
+    """Signatures of the lines in a page's top and bottom bands (for repetition across pages): each line's text
+    signature by band ("t:" or "b:") and, apart, with its place ("t@3:"), which a running head keeps from page to
+    page and a body line that happens to recur does not."""
     out = set()
     for row in rows_of([b for b in boxes if b.text.strip()]):
         top, bottom = min(b.y0 for b in row), max(b.y1 for b in row)
         if bottom < FP.band_share * height or top > (1 - FP.band_share) * height:
             sig = signature(" ".join(b.text.strip() for b in row))
             if len(sig) >= 4:  # top and bottom kept apart: a body line near one margin is no running head
-                out.add(("t:" if bottom < FP.band_share * height else "b:") + sig)
+                band = "t" if bottom < FP.band_share * height else "b"
+                out |= {f"{band}:{sig}", f"{band}@{_place(row, height)}:{sig}"}
     return out
+
+
+def _repeated_in_place(row: Row, height: float, band: str, repeated: set[str]) -> bool:
+    """Whether the line stands, same text (digits aside) and same place give or take a step, on other pages too."""
+    sig, place = signature(_text(row)), _place(row, height)
+    return any(f"{band}@{p}:{sig}" in repeated for p in (place - 1, place, place + 1))
+
+
+def _repeated_edge_rows(rows: list[Row], height: float, repeated: set[str]) -> set[int]:
+    """ids of the boxes of a page's outermost lines, top and bottom, that recur in place across the document's
+    pages: running heads and footers, however close to the body and however large their type."""
+    drop: set[int] = set()
+    for band, seq in (("t", rows), ("b", rows[::-1])):
+        for row in seq[: FP.max_block_rows]:
+            in_band = _bottom(row) < FP.band_share * height if band == "t" else _top(row) > (1 - FP.band_share) * height
+            if not (in_band and _repeated_in_place(row, height, band, repeated)):
+                break
+            drop.update(id(b) for b in row)
+    return drop
 
 
 def strip_mark(box: Box) -> Box:

@@ -23,6 +23,8 @@ class FurnitureParams:
     reach_share: float = doc_field(0.25, "page height share: line runs from each edge are looked at this deep")
     # Wide top margins put a running head well below the top band.
     outer_share: float = doc_field(0.16, "page height share: the first and last lines are looked at this near")
+    # A running head stands in the same place on every page it is printed on; a recurring body line moves.
+    place_share: float = doc_field(0.005, "page height share: a step of where a line stands (one either way: same)")
     # How far a band line or block stands off the body.
     apart_heights: float = doc_field(1.6, "line heights: a band line set this far off the body is furniture")
     # A running head stands a blank line or more off the text it heads.

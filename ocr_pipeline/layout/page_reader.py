@@ -60,14 +60,16 @@ def read_page(
     budget: LayoutBudget | None = None,
     repeated: Iterable[str] = (),
     furniture: Sequence[Box] = (),
+    recurring: frozenset[str] | None = None,
 ) -> PageRead:
     """The page's boxes less furniture, tables as HTML, footnotes after the body, in reading order; past the page's
     `budget` (noted there), all its boxes in the simple reading order, furniture and all. `furniture` holds regions
-    a layout model called header or footer (layout/furniture.py decides which of their boxes go)."""
+    a layout model called header or footer, `recurring` what a multi-page document shows of them (layout/
+    furniture.py's in_furniture_regions decides which of their boxes go)."""
     budget = budget or LayoutBudget()
     repeated = frozenset(repeated)  # read once for each side of a spread
     try:
-        lines, tables, kept = _lines(boxes, rules, width, height, params, budget, repeated, furniture)
+        lines, tables, kept = _lines(boxes, rules, width, height, params, budget, repeated, (furniture, recurring))
     except BudgetSpent:
         rest = [b for b in boxes if b.text.strip()]
         lines = simple_lines([strip_mark(b) for b in rest] if params.strip_marks else rest)
@@ -83,7 +85,7 @@ def _lines(
     params: PageReadParams,
     budget: LayoutBudget,
     repeated: Iterable[str],
-    furniture: Sequence[Box] = (),
+    model: tuple[Sequence[Box], frozenset[str] | None] = ((), None),
 ) -> tuple[list[list[Box]], list[Box], int]:
     """The page's lines in reading order, its tables and the count of boxes kept; BudgetSpent past the budget."""
     budget.check_runs(len(boxes))
@@ -93,7 +95,7 @@ def _lines(
     parts = halves(boxes, width) if params.spreads else [(list(boxes), 0.0, width)]
     for part, left, right in parts:
         drop = furniture_rows(part, right - left, height, repeated, left)
-        drop |= in_furniture_regions(part, furniture, height)
+        drop |= in_furniture_regions(part, *model, height)
         if params.margin_pieces:
             drop |= margin_pieces(part, left, right, height, budget)
         if params.letterhead:

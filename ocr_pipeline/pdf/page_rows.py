@@ -70,8 +70,10 @@ def _repeated_lines(
     notes: dict[int, str],
     keep: Collection[int] | None = None,
     on_page: Callable[[int], None] | None = None,
-) -> set[str]:
-    """Signatures of lines that recur in the top or bottom band of the document's pages.
+) -> tuple[set[str], frozenset[str] | None]:
+    """Signatures of lines that recur in the top or bottom band of the document's pages: those on REPEAT_SHARE of
+    them (running heads, whatever else a page shows), and those on two pages at least (None for a one-page
+    document: there, nothing can recur).
 
     Layouts of the pages in `keep` (every page when None) are cached for the second pass; `on_page` is told each
     page number before the page is read.
@@ -101,7 +103,8 @@ def _repeated_lines(
             cached += size
         for sig in band_signatures(layout.runs, layout.height):
             counts[sig] = counts.get(sig, 0) + 1
-    return {sig for sig, k in counts.items() if k >= max(2, REPEAT_SHARE * n)}
+    recurring = frozenset(sig for sig, k in counts.items() if k >= 2) if n > 1 else None
+    return {sig for sig, k in counts.items() if k >= max(2, REPEAT_SHARE * n)}, recurring
 
 
 class _LayoutReader:
@@ -112,7 +115,7 @@ class _LayoutReader:
     def __init__(self, doc: Any, wanted: Collection[int] | None, on_page: Callable[[int], None] | None) -> None:
         self.cache: dict[int, PageLayout] = {}
         self.notes: dict[int, str] = {}
-        self.repeated = _repeated_lines(doc, self.cache, self.notes, wanted, on_page)
+        self.repeated, self.recurring = _repeated_lines(doc, self.cache, self.notes, wanted, on_page)
 
     def note(self, index: int) -> str | None:
         """The repair the first pass made on this page, if any."""
@@ -125,7 +128,7 @@ class _LayoutReader:
         budget = LayoutBudget()
         # The layout model's headers and footers join the furniture rules (a page without text needs none).
         regions = furniture_regions(page, layout.shown_frame) if layout.runs else []
-        marked = layout_text(layout, self.repeated, marked=True, budget=budget, furniture=regions)
+        marked = layout_text(layout, self.repeated, True, budget, regions, self.recurring)
         return write_scripts(marked), marked, layout.notes + budget.notes
 
 

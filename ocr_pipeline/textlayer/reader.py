@@ -133,13 +133,16 @@ def layout_text(
     marked: bool = False,
     budget: LayoutBudget | None = None,
     furniture: Sequence[Box] = (),
+    recurring: frozenset[str] | None = None,
 ) -> str:
     """The page's text in reading order (layout/page_reader.py): furniture dropped, tables as HTML, footnotes after
     the body, whitespace normalised; scripts stay marked when `marked` (the trust check reads "x^{2}" as one word,
     not a stray letter). Past the page's `budget`, the simple reading order of all its runs, noted in the budget.
-    `furniture` holds regions a layout model called header or footer, in the layout's points."""
+    `furniture` holds regions a layout model called header or footer, in the layout's points; `recurring`, for a
+    document of several pages, the band lines seen on two pages or more (layout/furniture.py's in_furniture_regions).
+    """
     page = read_page(
-        layout.runs, layout.rules, layout.width, layout.height, TEXT_LAYER_PAGE, budget, repeated, furniture
+        layout.runs, layout.rules, layout.width, layout.height, TEXT_LAYER_PAGE, budget, repeated, furniture, recurring
     )
     text = normalise_whitespace(clean_text(page.text))
     # Scripts were marked for the furniture rules (a superscript is no page number) and the trust check.

@@ -41,7 +41,7 @@ class CpuEngine:
     model = f"rapidocr-{RAPIDOCR_VERSION}/PP-OCRv6-small"
     # Part of the page memo key, like the VLM's prompt version: raise it when the engine's reading changes
     # (tables, furniture, text-layer repairs), so pages memoised by an older engine are read again.
-    revision = "layout-4"
+    revision = "layout-5"
 
     def __init__(self, threads: int | None = None, detect_rotation: bool = True) -> None:
         self.threads = threads or _default_threads()

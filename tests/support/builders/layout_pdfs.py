@@ -114,6 +114,53 @@ def furniture_pdf(pages: int = 3, head: str = "Journal of Rural Studies", body_l
     return pdf_of_pages([page(n) for n in range(pages)])
 
 
+BOOK_TITLE = "A HISTORY OF THE RIVER VALLEY"
+BOOK_CHAPTER = "CHAPTER 3. SETTLEMENT AND TRADE"
+BOOK_FOOTER = "Proceedings of the Rural Society, Vol. 12 (2026)"
+BOOK_FIRST_PAGE = 57
+
+
+def book_body(n: int, lines: int = 44) -> list[str]:
+    """The body lines of page `n` (0-based) of book_pdf: a section heading two lines in, then sentences."""
+    body = [SENTENCES[(n + k) % 8] for k in range(lines)]
+    body[2] = f"3.{n + 1} Field notes from season {n + 1}"
+    return body
+
+
+def book_pdf(pages: int = 6, lines: int = 44) -> bytes:
+    """A chapter of a book as printed: a chapter opening (title, no running head, number at the foot), then verso
+    and recto pages whose running heads carry the page number at the outer edge (the book's title on the left, the
+    chapter's on the right), set one leading above the body in body-sized capitals, and a journal footer on recto
+    pages. `book_body(n)` gives each page's body lines: only those may be read."""
+
+    def page(n: int) -> Callable[[canvas.Canvas], None]:
+        number = BOOK_FIRST_PAGE + n
+
+        def draw(c: canvas.Canvas) -> None:
+            top = H - 72
+            if n == 0:
+                c.setFont("Helvetica-Bold", 20)
+                c.drawString(72, H - 160, "Settlement and Trade")
+                c.setFont("Helvetica", 9)
+                c.drawCentredString(W / 2, 40, str(number))
+                top = H - 200
+            else:
+                c.setFont("Helvetica", 10)
+                if number % 2 == 0:
+                    c.drawString(72, H - 56, str(number))
+                    c.drawString(110, H - 56, BOOK_TITLE)
+                else:
+                    c.drawRightString(W - 72, H - 56, str(number))
+                    c.drawRightString(W - 110, H - 56, BOOK_CHAPTER)
+                    c.setFont("Helvetica", 8)
+                    c.drawCentredString(W / 2, 30, BOOK_FOOTER)
+            _lines(c, book_body(n, lines)[: lines if n else lines - 9], top, size=11, leading=15)
+
+        return draw
+
+    return pdf_of_pages([page(n) for n in range(pages)])
+
+
 def stamp_pdf() -> bytes:
     """Body text with a vertical 'Downloaded from' stamp in the left margin."""
 

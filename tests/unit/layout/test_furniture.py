@@ -10,7 +10,7 @@ import pypdfium2 as pdfium
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from ocr_pipeline.layout.furniture import furniture_rows, in_furniture_regions
+from ocr_pipeline.layout.furniture import furniture_rows, in_furniture_regions, signature
 from ocr_pipeline.layout.page_reader import TEXT_LAYER_PAGE, read_page
 from ocr_pipeline.layout.reading_order import Box
 from ocr_pipeline.pdf.page_rows import document_pages
@@ -177,12 +177,56 @@ def test_boxes_in_a_header_region_are_furniture_however_close_to_the_body() -> N
     region = Box(60, 58, 320, 76, "header")
     page = read_page([head, *body], [], 595.0, 842.0, TEXT_LAYER_PAGE, furniture=[region])
     assert page.text.splitlines() == [b.text for b in body]
-    assert in_furniture_regions([head, *body], [region], 842.0) == {id(head)}
+    assert in_furniture_regions([head, *body], [region], None, 842.0) == {id(head)}
 
 
 def test_a_region_in_the_middle_of_the_page_is_no_header_whatever_the_model_says() -> None:
     body = _body(76, 50)
     middle = Box(60, 400, 520, 440, "footer")
-    assert in_furniture_regions(body, [middle], 842.0) == set()
+    assert in_furniture_regions(body, [middle], None, 842.0) == set()
     page = read_page(body, [], 595.0, 842.0, TEXT_LAYER_PAGE, furniture=[middle])
     assert len(page.text.splitlines()) == 50
+
+
+def test_in_a_long_document_the_models_header_must_recur_or_carry_a_mark() -> None:
+    # A chapter's title at the top of its first page looks like a running head to the model; across the document's
+    # pages it recurs nowhere, so it stays. A head that recurs, or a bare page number, goes.
+    title = Box(72, 60, 320, 72, "2. OVERVIEW OF THE ASSESSMENT")
+    number = Box(290, 800, 300, 810, "17")
+    body = _body(90, 40)
+    regions = [Box(60, 55, 330, 76, "header"), Box(280, 795, 310, 815, "footer")]
+    boxes = [title, *body, number]
+    assert in_furniture_regions(boxes, regions, None, 842.0) == {id(title), id(number)}  # one page: the model's word
+    assert in_furniture_regions(boxes, regions, frozenset(), 842.0) == {id(number)}
+    recurs = frozenset({"t:" + signature(title.text)})
+    assert in_furniture_regions(boxes, regions, recurs, 842.0) == {id(title), id(number)}
+
+
+# Whole documents: repetition across pages finds what a page alone does not show.
+def test_a_books_running_heads_go_on_every_page_and_its_body_stays(tmp_path: Path) -> None:
+    # Verso and recto heads alternate (each on half the pages), set like the body one leading above it, with the
+    # page number at the outer edge; a journal footer on recto pages; a chapter opening with its number at the foot.
+    path = pdfgen.write(tmp_path / "book.pdf", layout_pdfs.book_pdf(pages=6))
+    rows = list(document_pages("pdf", str(path), 300))
+    assert len(rows) == 6
+    for n, row in enumerate(rows):
+        body = layout_pdfs.book_body(n)[: 44 if n else 35]
+        assert row["text_layer"].splitlines() == (["Settlement and Trade"] if n == 0 else []) + body, n
+
+
+def test_a_body_line_that_recurs_near_the_margin_elsewhere_is_no_running_head(tmp_path: Path) -> None:
+    # Each page's first line is a sentence other pages also have near their top, half a line higher or lower: a
+    # running head stands in the same place on every page, a recurring body line does not.
+    pages = [[S[(k + n) % 8] for k in range(40)] for n in range(4)]
+
+    def page(n: int) -> Callable[[canvas.Canvas], None]:
+        def draw(c: canvas.Canvas) -> None:
+            c.setFont("Helvetica", 11)
+            for k, line in enumerate(pages[n]):
+                c.drawString(72, H - 60 - 7 * n - 14 * k, line)
+
+        return draw
+
+    path = pdfgen.write(tmp_path / "doc.pdf", layout_pdfs.pdf_of_pages([page(n) for n in range(4)]))
+    for n, row in enumerate(document_pages("pdf", str(path), 300)):
+        assert row["text_layer"].splitlines() == pages[n], n

@@ -34,7 +34,9 @@ def test_regions_sit_on_the_runs_of_the_lines_they_name(tmp_path: Path) -> None:
         doc.close()
     # Each region holds the centre of a run: the running head's at the top, the page number's at the foot.
     for region in regions:
-        held = [r for r in layout.runs if region.x0 <= (r.x0 + r.x1) / 2 <= region.x1 and region.y0 <= r.yc <= region.y1]
+        held = [
+            r for r in layout.runs if region.x0 <= (r.x0 + r.x1) / 2 <= region.x1 and region.y0 <= r.yc <= region.y1
+        ]
         assert held, (region, layout.runs[:3])
     assert {r.text for r in regions} == {"header", "footer"}
 

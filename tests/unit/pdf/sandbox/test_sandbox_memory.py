@@ -25,8 +25,8 @@ from ocr_pipeline.workspace.storage import LocalWorkspace
 from tests.support.builders import pdfgen
 from tests.support.builders.bounds_pdfs import lines_pdf
 
-# Well above what the child needs for an ordinary document (about 150 MiB of data), well below what pdfium needs
-# to lay out a page of five million characters (about 900 MiB).
+# Well above what the child needs for an ordinary document (about 250 MiB of data with the layout model loaded),
+# well below what pdfium needs to lay out a page of five million characters (about 900 MiB).
 SMALL_CAP_MB = 400
 
 
@@ -74,9 +74,10 @@ def test_a_pdf_past_the_cap_is_rejected_with_its_page_and_the_group_goes_on(tmp_
 
 def test_memory_python_runs_out_of_is_the_same_rejection_and_the_child_is_replaced(tmp_path: Path) -> None:
     # An image input whose decode (Pillow, Python's side of the child) does not fit: MemoryError, not an abort.
-    png = _huge_png(tmp_path / "huge.png")
+    # 432 MB of pixels against a cap of 350 MiB, which an ordinary page (about 250 MiB with the layout model) fits.
+    png = _huge_png(tmp_path / "huge.png", side=12000)
     plain = pdfgen.write(tmp_path / "plain.pdf", pdfgen.text_pdf([[pdfgen.SENTENCES[2]]]))
-    with PdfSandbox(memory_mb=150) as sandbox:
+    with PdfSandbox(memory_mb=350) as sandbox:
         with pytest.raises(SandboxAborted) as info:
             list(sandbox.render("image", str(png), 300, timeout_s=60))
         assert info.value.reason == "memory_exceeded" and "on page 1" in info.value.detail
