@@ -121,13 +121,13 @@ class _LayoutReader:
         """The repair the first pass made on this page, if any."""
         return self.notes.pop(index, None)
 
-    def text(self, page: Any, index: int) -> tuple[str, str, list[str]]:
+    def text(self, page: Any, index: int, drawn: Any = None) -> tuple[str, str, list[str]]:
         """(text as stored, text as judged, the layout bounds that fired): scripts stay marked for the verdict
-        (see layout_text)."""
+        (see layout_text). `drawn`: the page's rendered pixels, if the row has them."""
         layout = self.cache.pop(index, None) or page_layout(page)
         budget = LayoutBudget()
         # The layout model's headers and footers join the furniture rules (a page without text needs none).
-        regions = furniture_regions(page, layout.shown_frame) if layout.runs else []
+        regions = furniture_regions(page, layout.shown_frame, drawn) if layout.runs else []
         marked = layout_text(layout, self.repeated, True, budget, regions, self.recurring)
         return write_scripts(marked), marked, layout.notes + budget.notes
 
@@ -141,7 +141,7 @@ class _PlainReader:
         """Plain pages are read in one pass: nothing was repaired before."""
         return None
 
-    def text(self, page: Any, index: int) -> tuple[str, str, list[str]]:
+    def text(self, page: Any, index: int, drawn: Any = None) -> tuple[str, str, list[str]]:
         """(text as stored, text as judged, no bounds: pdfium's text has no layout): the same words."""
         text = plain_text(page)
         return text, text, []
@@ -168,10 +168,23 @@ def _pdf_pages(
             row: dict[str, Any] = {"page_num": index + 1, "png": None, "width": 0, "height": 0, "render_note": None}
             row.update(render_error=None, text_layer_kind=reader.kind)
             try:
+                # Rendered first, when an image is wanted, so the layout model reads the same pixels (a laid-out
+                # page's only use of them); a page that will not render still gets its text read, then fails.
+                rendered, unrendered = None, None
+                if images:
+                    try:
+                        keep = reader.kind == LAYOUT
+                        rendered = render_pdf_page(doc, index, target_dim, MAX_PAGE_PIXELS, keep_pixels=keep)
+                    except MemoryError:
+                        raise
+                    except Exception as exc:  # noqa: BLE001 - raised again below, once the text is read
+                        unrendered = exc
                 page = doc[index]
                 try:
-                    repaired = repair_crop_box(page) or reader.note(index)
-                    stored, judged, bounds = reader.text(page, index)
+                    # The render repairs a CropBox off the page in the document (render.repair_crop_box) and says so.
+                    drawn_note = rendered.note if rendered is not None else None
+                    repaired = drawn_note or repair_crop_box(page) or reader.note(index)
+                    stored, judged, bounds = reader.text(page, index, rendered.pixels if rendered else None)
                     row["render_note"] = join_notes(repaired, bounds)
                     width_pt, height_pt = page.get_size()
                     covered = image_coverage(page)
@@ -183,8 +196,9 @@ def _pdf_pages(
                     text_layer_trusted=quality.trusted,
                     image_covered=covered >= TEXT_LAYER_PARAMS.min_scan_image_share,
                 )
-                if images:
-                    rendered = render_pdf_page(doc, index, target_dim, MAX_PAGE_PIXELS)
+                if unrendered is not None:
+                    raise unrendered
+                if rendered is not None:
                     row.update(png=rendered.png, width=rendered.width, height=rendered.height)
             except MemoryError:
                 raise  # the document's, not the page's: the sandbox rejects it as memory_exceeded

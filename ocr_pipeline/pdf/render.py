@@ -32,6 +32,9 @@ class RenderedPage:
     height: int
     rotation: int = 0
     note: str | None = None
+    # The RGB pixels the PNG holds (height x width x 3), kept only when the caller asked (render_pdf_page's
+    # keep_pixels): page rows hand them to the layout model instead of drawing the page a second time.
+    pixels: np.ndarray | None = None
 
 
 def repair_crop_box(page: pdfium.PdfPage) -> str | None:
@@ -77,8 +80,10 @@ def render_pdf_page(
     max_pixels: int = MAX_PAGE_PIXELS,
     *,
     extra_rotation: int = 0,
+    keep_pixels: bool = False,
 ) -> RenderedPage:
-    """Render one page (0-based) honouring /Rotate and CropBox; `extra_rotation` adds clockwise turns."""
+    """Render one page (0-based) honouring /Rotate and CropBox; `extra_rotation` adds clockwise turns;
+    `keep_pixels` keeps a copy of the RGB pixels on the result."""
     if extra_rotation % 90:
         raise ValueError(f"extra_rotation must be a multiple of 90, got {extra_rotation}")
     page = doc[page_index]
@@ -97,7 +102,8 @@ def render_pdf_page(
             pixels = np.asarray(bitmap.to_pil().convert("RGB"))
         rotation = (page.get_rotation() + extra) % 360
         height, width = pixels.shape[:2]
-        return RenderedPage(png=page_png(pixels), width=width, height=height, rotation=rotation, note=note)
+        kept = np.array(pixels) if keep_pixels else None  # a copy: pdfium's buffer goes with the bitmap
+        return RenderedPage(page_png(pixels), width, height, rotation, note, kept)
     finally:
         if bitmap is not None:
             bitmap.close()
