@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.furniture import row_text as line_text
+from ocr_pipeline.layout.furniture import signature
 from ocr_pipeline.layout.furniture_patterns import BAND_MARK, EDGE_NUMBER, NOTICE, is_page_number
 
 Row = list[Box]
@@ -32,19 +34,8 @@ FEATURES = (
     "page_rows", "body_height", "text_width",
 )  # fmt: skip
 FAR = 30.0  # a gap to nothing (the page's edge) or past this many line heights
-_SCRIPT = re.compile(r"[\^_]\{[^}]*\}")
 _SENTENCE = re.compile(r"[a-z]{2,}[.!?]$")
 _WORD = re.compile(r"\w+")
-
-
-def line_text(row: Row) -> str:
-    """A line's text, sub- and superscripts ("^{2}") left out: they are no page numbers."""
-    return _SCRIPT.sub("", " ".join(b.text.strip() for b in row))
-
-
-def signature(text: str) -> str:
-    """A line's text with digits and spacing folded, to recognise a running head on every page."""
-    return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text.lower())).strip()
 
 
 def _top(row: Row) -> float:
