@@ -70,13 +70,6 @@ class Leveller:
         pad = P.edge_pad_heights * (y1 - y0)
         return Box(x0 + trim, y0 + pad, x1 - trim, y1 - pad, text)
 
-    def region(self, region: Box) -> Box:
-        """A rectangle of the image (a layout model's region) levelled with the text: its corners' bounding box."""
-        corners = [[region.x0, region.y0], [region.x1, region.y0], [region.x0, region.y1], [region.x1, region.y1]]
-        p = self.points(np.array(corners, dtype=float))
-        x0, y0, x1, y1 = float(p[:, 0].min()), float(p[:, 1].min()), float(p[:, 0].max()), float(p[:, 1].max())
-        return Box(x0, y0, x1, y1, region.text)
-
     def rule(self, rule: Rule) -> Rule:
         """A ruling line moved with the text: its midline sheared, its thickness kept."""
         if rule.horizontal:

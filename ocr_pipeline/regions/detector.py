@@ -64,6 +64,9 @@ class RegionDetector:
         options.intra_op_num_threads = max(1, min(threads, os.cpu_count() or 1))
         options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        # One input shape, but the memory-pattern planner holds ~50 MB more than the run needs (measured: peak
+        # 205 -> 158 MB with it off, same speed).
+        options.enable_mem_pattern = False
         model = resources.files("ocr_pipeline.regions").joinpath(MODEL_FILE).read_bytes()
         self.session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
         labels = self.session.get_modelmeta().custom_metadata_map.get("character", "").split("\n")

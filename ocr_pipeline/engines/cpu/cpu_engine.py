@@ -22,7 +22,6 @@ from ocr_pipeline.layout.scan_layout import level_boxes
 from ocr_pipeline.layout.scan_rules import find_rules
 from ocr_pipeline.quality.language_detector import page_language
 from ocr_pipeline.records import PageInput, PageResult
-from ocr_pipeline.regions.detector import furniture_boxes
 
 RAPIDOCR_VERSION = "3.10.0"
 # Large images are shrunk to this longest side before OCR (the pipeline renders 1288 px pages).
@@ -145,10 +144,10 @@ class CpuEngine:
         if leveller.slope:
             rules = [leveller.rule(r) for r in rules]
         budget = LayoutBudget()
-        # The layout model's headers and footers join the furniture rules, as on text layers (pdf/page_regions.py).
-        furniture = [leveller.region(r) for r in furniture_boxes(image)] if boxes else []
-        # The one layout pipeline (layout/page_reader.py), with what a scan needs: spreads, letterheads.
-        page = read_page(boxes, rules, image.width, image.height, SCAN_PAGE, budget, furniture=furniture)
+        # The one layout pipeline (layout/page_reader.py), with what a scan needs: spreads, letterheads. The layout
+        # model's headers and footers are a text layer's only (pdf/page_regions.py): on scans it found one test more
+        # on each part of headers_footers for ~130 MB more in the engine's process, past the family's memory bound.
+        page = read_page(boxes, rules, image.width, image.height, SCAN_PAGE, budget)
         text, tables, kept = page.text, page.tables, page.kept
         layout_note = {"layout_note": "; ".join(budget.notes)} if budget.notes else {}
         return {
