@@ -16,6 +16,7 @@ from ocr_pipeline.engines.cpu.layer_check import LayerVerdict, check_layer
 from ocr_pipeline.engines.cpu.line_text import space_after_punctuation
 from ocr_pipeline.engines.cpu.orientation import detect_orientation, rotate_upright
 from ocr_pipeline.engines.cpu.sessions import tune_sessions
+from ocr_pipeline.heap import return_freed_memory
 from ocr_pipeline.layout.budget import LayoutBudget
 from ocr_pipeline.layout.page_reader import SCAN_PAGE, read_page
 from ocr_pipeline.layout.scan_layout import level_boxes
@@ -206,6 +207,9 @@ class CpuEngine:
                 result.error = f"{type(exc).__name__}: {exc}"
                 result.is_fallback = True
                 result.extra["source"] = "text_layer_fallback"
+            finally:
+                # OCR's tensors are freed on several threads; glibc keeps the holes unless told (heap.py).
+                return_freed_memory()
         result.primary_language = page_language(result.text)
         result.elapsed_s = round(time.perf_counter() - start, 4)
         return result

@@ -22,6 +22,7 @@ from typing import IO, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ocr_pipeline.heap import return_freed_memory
 from ocr_pipeline.pdf.filters import check_pdf
 from ocr_pipeline.pdf.page_rows import PAGE_SCHEMA, document_pages
 from ocr_pipeline.pdf.probe import open_pdf, probe_path
@@ -73,6 +74,7 @@ def _write_batches(rows: Iterator[dict[str, Any]], out: str, send: Send) -> None
         if len(batch) >= ROWS_PER_BATCH:
             send({"batch": write_batch(out, number, batch)})
             batch, number = [], number + 1
+            return_freed_memory()  # a long document's batches, one after another (heap.py)
     if batch:
         send({"batch": write_batch(out, number, batch)})
 
@@ -113,6 +115,8 @@ def serve(requests: IO[str], replies: IO[str]) -> None:
         except Exception as exc:  # noqa: BLE001 - the parent records it against this input
             reply = {"error": f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]}
         send(reply)
+        # A document's pages, images and text are freed by now; glibc would keep the holes for the next (heap.py).
+        return_freed_memory()
 
 
 def protocol_stream() -> IO[str]:
