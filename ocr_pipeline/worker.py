@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import ctypes
 import json
 import os
@@ -59,6 +60,11 @@ def die_with_parent(*, pdeathsig: bool = True, poll_s: float = 1.0, expected_par
     worker was still importing is gone before the kernel could be asked to tell us, so that is checked too.
     """
     parent = expected_parent or os.getppid()
+    # An ignored SIGTERM passes through exec: a launcher that ignores it (a shell's background job, some CI runners)
+    # would leave the kernel's and the watchdog's SIGTERM doing nothing, and the orphan running (seen in CI).
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
+        with contextlib.suppress(ValueError):  # not the main thread: the launcher's choice stands
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if pdeathsig and sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL(None, use_errno=True)

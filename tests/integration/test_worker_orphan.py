@@ -29,10 +29,15 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
-def _orphan_after_parent_killed(child_args: list[str], tmp_path: Path, env: dict[str, str] | None = None) -> int:
-    """Start a parent that starts the child and prints its pid; SIGKILL the parent; return the child's pid."""
+def _orphan_after_parent_killed(
+    child_args: list[str], tmp_path: Path, env: dict[str, str] | None = None, ignore_term: bool = False
+) -> int:
+    """Start a parent that starts the child and prints its pid; SIGKILL the parent; return the child's pid. With
+    `ignore_term` the parent ignores SIGTERM, as a shell's background job or some CI runners do, and so the child."""
     parent_code = textwrap.dedent(f"""
-        import subprocess, sys, time
+        import signal, subprocess, sys, time
+        if {ignore_term!r}:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
         child = subprocess.Popen([sys.executable, *{child_args!r}])
         print(child.pid, flush=True)
         time.sleep(120)
@@ -75,6 +80,13 @@ def test_the_watchdog_alone_ends_an_orphan(tmp_path: Path) -> None:
     code = "import time, ocr_pipeline.worker as w; w.die_with_parent(pdeathsig=False, poll_s=0.2); time.sleep(99)"
     child = _orphan_after_parent_killed(["-c", code], tmp_path)
     assert _gone_within(child, 10), "the watchdog did not end the orphan"
+
+
+def test_an_orphan_that_inherited_an_ignored_sigterm_still_ends(tmp_path: Path) -> None:
+    # The kernel's SIGTERM and the watchdog's would do nothing to a process ignoring it: the worker undoes that.
+    code = "import time, ocr_pipeline.worker as w; w.die_with_parent(); time.sleep(99)"
+    child = _orphan_after_parent_killed(["-c", code], tmp_path, ignore_term=True)
+    assert _gone_within(child, 10), "the orphan kept its launcher's ignored SIGTERM and lived on"
 
 
 def _worker_pids(workspace: Path) -> list[int]:
