@@ -45,7 +45,9 @@ class LoopOnSecondPage:
 def _looping_run(tmp_path: Path) -> tuple[LocalWorkspace, str]:
     """A 24-page born-digital document through a server that loops on its second page: the workspace, the group."""
     # 24 pages: one loop is 4 % of the partition, under the blocking degenerate-share gate (5 %), over its warning.
-    pages = [[f"Page {i + 1} of the minutes.", pdfgen.SENTENCES[i % 8]] for i in range(24)]
+    # Each page's body is its own: the running head ("Page N of the minutes.") is furniture, so a body line shared
+    # with other pages would be all the flagged page keeps, and a mix could not tell its text from theirs.
+    pages = [[f"Page {i + 1} of the minutes.", f"Item {i + 1}: {pdfgen.SENTENCES[i % 8]}"] for i in range(24)]
     # Born-digital: the looping page falls back to its text layer, so it is a fallback (not an error page that
     # blocks the partition).
     pdfgen.write(tmp_path / "in" / "minutes.pdf", pdfgen.text_pdf(pages))
