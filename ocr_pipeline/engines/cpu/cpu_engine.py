@@ -16,13 +16,13 @@ from ocr_pipeline.engines.cpu.layer_check import LayerVerdict, check_layer
 from ocr_pipeline.engines.cpu.line_text import space_after_punctuation
 from ocr_pipeline.engines.cpu.orientation import detect_orientation, rotate_upright
 from ocr_pipeline.engines.cpu.sessions import tune_sessions
-from ocr_pipeline.heap import return_freed_memory
 from ocr_pipeline.layout.budget import LayoutBudget
 from ocr_pipeline.layout.page_reader import SCAN_PAGE, read_page
 from ocr_pipeline.layout.scan_layout import level_boxes
 from ocr_pipeline.layout.scan_rules import find_rules
 from ocr_pipeline.quality.language_detector import page_language
 from ocr_pipeline.records import PageInput, PageResult
+from ocr_pipeline.runtime.heap import return_freed_memory
 
 RAPIDOCR_VERSION = "3.10.0"
 # Large images are shrunk to this longest side before OCR (the pipeline renders 1288 px pages).
@@ -208,7 +208,7 @@ class CpuEngine:
                 result.is_fallback = True
                 result.extra["source"] = "text_layer_fallback"
             finally:
-                # OCR's tensors are freed on several threads; glibc keeps the holes unless told (heap.py).
+                # OCR's tensors are freed on several threads; glibc keeps the holes unless told (runtime/heap.py).
                 return_freed_memory()
         result.primary_language = page_language(result.text)
         result.elapsed_s = round(time.perf_counter() - start, 4)

@@ -22,12 +22,12 @@ from typing import IO, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ocr_pipeline.heap import return_freed_memory
 from ocr_pipeline.pdf.filters import check_pdf
 from ocr_pipeline.pdf.page_rows import PAGE_SCHEMA, document_pages
 from ocr_pipeline.pdf.probe import open_pdf, probe_path
 from ocr_pipeline.pdf.sandbox import memory as sandbox_memory
 from ocr_pipeline.pdf.sandbox.parent import ROWS_PER_BATCH, batch_path
+from ocr_pipeline.runtime.heap import return_freed_memory
 
 # What a render request may ask of document_pages besides the input and the image size.
 RENDER_OPTIONS = ("text", "pages", "images")
@@ -74,7 +74,7 @@ def _write_batches(rows: Iterator[dict[str, Any]], out: str, send: Send) -> None
         if len(batch) >= ROWS_PER_BATCH:
             send({"batch": write_batch(out, number, batch)})
             batch, number = [], number + 1
-            return_freed_memory()  # a long document's batches, one after another (heap.py)
+            return_freed_memory()  # a long document's batches, one after another (runtime/heap.py)
     if batch:
         send({"batch": write_batch(out, number, batch)})
 
@@ -115,7 +115,7 @@ def serve(requests: IO[str], replies: IO[str]) -> None:
         except Exception as exc:  # noqa: BLE001 - the parent records it against this input
             reply = {"error": f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]}
         send(reply)
-        # A document's pages, images and text are freed by now; glibc would keep the holes for the next (heap.py).
+        # A document's pages, images and text are freed by now: glibc would keep the holes (runtime/heap.py).
         return_freed_memory()
 
 

@@ -1,4 +1,4 @@
-"""heap.py: memory a process freed goes back to the system when asked, where the C library is glibc."""
+"""runtime/heap.py: memory a process freed goes back to the system when asked, where the C library is glibc."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from ocr_pipeline.heap import return_freed_memory
+from ocr_pipeline.runtime.heap import return_freed_memory
 
 GLIBC = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
 
