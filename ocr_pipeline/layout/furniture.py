@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ocr_pipeline.layout.furniture_params import FURNITURE_PARAMS as FP
 from ocr_pipeline.layout.furniture_patterns import EDGE_NUMBER, NOTICE, has_band_mark, is_page_number
@@ -250,8 +250,17 @@ def furniture_rows(
     return drop
 
 
+# A layout model's header and footer regions, or how to get them: called only for a page where they could decide a
+# line (the model's run is most of a born-digital page's time, and most pages have no line it could still take).
+Regions = Sequence[Box] | Callable[[], Sequence[Box]]
+
+
 def in_furniture_regions(
-    boxes: Sequence[Box], regions: Sequence[Box], recurring: frozenset[str] | None, height: float
+    boxes: Sequence[Box],
+    regions: Regions,
+    recurring: frozenset[str] | None,
+    height: float,
+    decided: Iterable[int] = (),
 ) -> set[int]:
     """ids of the boxes of lines a layout model's header or footer regions hold.
 
@@ -262,22 +271,27 @@ def in_furniture_regions(
     a page number or a band mark. In a document of several pages (`recurring` holds the band lines seen on two pages or
     more) a running head shows itself by recurring too: a line that recurs nowhere and carries no mark is a
     chapter's or section's heading at the top of its page, and stays. A one-page document (`recurring` None) has
-    only the model's word.
+    only the model's word. `regions` may be a function that gives them: it is called only when some line the rules
+    left (`decided`: the ids they dropped) could go by them.
     """
-    reach = FP.reach_share * height
-    plausible = [r for r in regions if r.yc < reach or r.yc > height - reach]
-    if not plausible:
-        return set()
-    drop: set[int] = set()
+    decided = set(decided)
+    candidates = []
     for row in rows_of([b for b in boxes if b.text.strip()]):
-        held = [any(r.x0 <= (b.x0 + b.x1) / 2 <= r.x1 and r.y0 <= b.yc <= r.y1 for r in plausible) for b in row]
-        if not all(held):
+        if all(id(b) in decided for b in row):
             continue
         text = " ".join(b.text.strip() for b in row)
         marked = is_page_number(_text(row)) or has_band_mark(text)
         band = "t:" if _bottom(row) < height / 2 else "b:"
         recurs = recurring is None or band + signature(text) in recurring
         if marked or (recurs and _wordy(text) and not _PROSE.search(_text(row))):
+            candidates.append(row)
+    if not candidates:
+        return set()
+    reach = FP.reach_share * height
+    plausible = [r for r in (regions() if callable(regions) else regions) if r.yc < reach or r.yc > height - reach]
+    drop: set[int] = set()
+    for row in candidates:
+        if all(any(r.x0 <= (b.x0 + b.x1) / 2 <= r.x1 and r.y0 <= b.yc <= r.y1 for r in plausible) for b in row):
             drop.update(id(b) for b in row)
     return drop
 

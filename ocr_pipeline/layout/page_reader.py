@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ocr_pipeline.layout.boxes import Box
 from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget
 from ocr_pipeline.layout.footnotes import footnote_ids
-from ocr_pipeline.layout.furniture import furniture_rows, in_furniture_regions, strip_mark
+from ocr_pipeline.layout.furniture import Regions, furniture_rows, in_furniture_regions, strip_mark
 from ocr_pipeline.layout.param_fields import doc_field
 from ocr_pipeline.layout.reading_order import join_line, order_lines
 from ocr_pipeline.layout.scan_layout import halves, letterhead, margin_pieces
@@ -59,7 +59,7 @@ def read_page(
     params: PageReadParams,
     budget: LayoutBudget | None = None,
     repeated: Iterable[str] = (),
-    furniture: Sequence[Box] = (),
+    furniture: Regions = (),
     recurring: frozenset[str] | None = None,
 ) -> PageRead:
     """The page's boxes less furniture, tables as HTML, footnotes after the body, in reading order; past the page's
@@ -85,7 +85,7 @@ def _lines(
     params: PageReadParams,
     budget: LayoutBudget,
     repeated: Iterable[str],
-    model: tuple[Sequence[Box], frozenset[str] | None] = ((), None),
+    model: tuple[Regions, frozenset[str] | None] = ((), None),
 ) -> tuple[list[list[Box]], list[Box], int]:
     """The page's lines in reading order, its tables and the count of boxes kept; BudgetSpent past the budget."""
     budget.check_runs(len(boxes))
@@ -95,7 +95,7 @@ def _lines(
     parts = halves(boxes, width) if params.spreads else [(list(boxes), 0.0, width)]
     for part, left, right in parts:
         drop = furniture_rows(part, right - left, height, repeated, left)
-        drop |= in_furniture_regions(part, *model, height)
+        drop |= in_furniture_regions(part, *model, height, drop)
         if params.margin_pieces:
             drop |= margin_pieces(part, left, right, height, budget)
         if params.letterhead:

@@ -11,12 +11,13 @@ a millisecond where the layout costs tens. A page that falls back gets its layou
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator
+from functools import partial
 from typing import Any
 
 import pyarrow as pa
 
 from ocr_pipeline.layout.budget import LayoutBudget, join_notes
-from ocr_pipeline.layout.furniture import band_signatures
+from ocr_pipeline.layout.furniture import Regions, band_signatures
 from ocr_pipeline.pdf.page_regions import furniture_regions
 from ocr_pipeline.pdf.probe import open_pdf
 from ocr_pipeline.pdf.render import image_to_page, render_pdf_page, repair_crop_box
@@ -126,8 +127,9 @@ class _LayoutReader:
         (see layout_text). `drawn`: the page's rendered pixels, if the row has them."""
         layout = self.cache.pop(index, None) or page_layout(page)
         budget = LayoutBudget()
-        # The layout model's headers and footers join the furniture rules (a page without text needs none).
-        regions = furniture_regions(page, layout.shown_frame, drawn) if layout.runs else []
+        # The layout model's headers and footers join the furniture rules (a page without text needs none); asked
+        # for only when a line the rules left could go by them (layout/furniture.py).
+        regions: Regions = partial(furniture_regions, page, layout.shown_frame, drawn) if layout.runs else []
         marked = layout_text(layout, self.repeated, True, budget, regions, self.recurring)
         return write_scripts(marked), marked, layout.notes + budget.notes
 

@@ -7,7 +7,7 @@ import ctypes
 import re
 import statistics
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +17,7 @@ import pypdfium2.raw as pdfium_c
 from ocr_pipeline.layout.boxes import Box
 from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget
 from ocr_pipeline.layout.drop_caps import join_drop_caps
+from ocr_pipeline.layout.furniture import Regions
 from ocr_pipeline.layout.page_reader import TEXT_LAYER_PAGE, read_page
 from ocr_pipeline.layout.table_html import Rule
 from ocr_pipeline.textlayer.form_fields import form_runs
@@ -132,7 +133,7 @@ def layout_text(
     repeated: Iterable[str] = (),
     marked: bool = False,
     budget: LayoutBudget | None = None,
-    furniture: Sequence[Box] = (),
+    furniture: Regions = (),
     recurring: frozenset[str] | None = None,
 ) -> str:
     """The page's text in reading order (layout/page_reader.py): furniture dropped, tables as HTML, footnotes after

@@ -202,6 +202,25 @@ def test_in_a_long_document_the_models_header_must_recur_or_carry_a_mark() -> No
     assert in_furniture_regions(boxes, regions, recurs, 842.0) == {id(title), id(number)}
 
 
+def test_the_model_is_asked_only_when_a_line_the_rules_left_could_go_by_it() -> None:
+    # Its run is most of a born-digital page's time: a page of prose, or one whose only candidate the rules already
+    # dropped, never needs it; the regions it gives decide as a list would.
+    asked: list[int] = []
+
+    def regions() -> list[Box]:
+        asked.append(1)
+        return [Box(280, 795, 310, 815, "footer")]
+
+    body = _body(90, 40)
+    number = Box(290, 800, 300, 810, "17")
+    assert in_furniture_regions(body, regions, None, 842.0) == set()
+    assert asked == []  # prose only
+    assert in_furniture_regions([*body, number], regions, None, 842.0, {id(number)}) == set()
+    assert asked == []  # the rules took the page number already
+    assert in_furniture_regions([*body, number], regions, None, 842.0) == {id(number)}
+    assert asked == [1]
+
+
 # Whole documents: repetition across pages finds what a page alone does not show.
 def test_a_books_running_heads_go_on_every_page_and_its_body_stays(tmp_path: Path) -> None:
     # Verso and recto heads alternate (each on half the pages), set like the body one leading above it, with the
