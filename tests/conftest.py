@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import tarfile
 from pathlib import Path
 
@@ -17,6 +18,14 @@ REPO = Path(__file__).resolve().parents[1]
 # the repository root goes on their PYTHONPATH as pytest puts it on ours.
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "pdf-parse-bench"
+# A suite started as a background job inherits an ignored SIGINT; Dagster's interrupt set-up, run in-process by the
+# tests, copies SIGINT's disposition onto SIGTERM, and every process a test starts afterwards would ignore SIGTERM
+# (a fake vLLM stopped only by SIGKILL after its 30 s grace, a worker that outlives its parent). The suite runs as a
+# foreground command does, however it is started.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+if signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @pytest.fixture
