@@ -279,11 +279,11 @@ def in_furniture_regions(
     for row in rows_of([b for b in boxes if b.text.strip()]):
         if all(id(b) in decided for b in row):
             continue
-        text = " ".join(b.text.strip() for b in row)
-        marked = is_page_number(_text(row)) or has_band_mark(text)
+        text, unscripted = " ".join(b.text.strip() for b in row), _text(row)
+        marked = is_page_number(unscripted) or has_band_mark(text)
         band = "t:" if _bottom(row) < height / 2 else "b:"
         recurs = recurring is None or band + signature(text) in recurring
-        if marked or (recurs and _wordy(text) and not _PROSE.search(_text(row))):
+        if marked or (recurs and _wordy(text) and not _PROSE.search(unscripted)):
             candidates.append(row)
     if not candidates:
         return set()
