@@ -18,9 +18,10 @@ import pyarrow as pa
 
 from ocr_pipeline.layout.budget import LayoutBudget, join_notes
 from ocr_pipeline.layout.furniture import Regions, band_signatures
+from ocr_pipeline.pdf.crop_box import repair_crop_box
 from ocr_pipeline.pdf.page_regions import furniture_regions
 from ocr_pipeline.pdf.probe import open_pdf
-from ocr_pipeline.pdf.render import image_to_page, render_pdf_page, repair_crop_box
+from ocr_pipeline.pdf.render import image_to_page, render_pdf_page
 from ocr_pipeline.records import TEXT_LAYOUT, TEXT_PLAIN
 from ocr_pipeline.settings import MAX_PAGE_PIXELS
 from ocr_pipeline.textlayer.reader import (
@@ -183,7 +184,7 @@ def _pdf_pages(
                         unrendered = exc
                 page = doc[index]
                 try:
-                    # The render repairs a CropBox off the page in the document (render.repair_crop_box) and says so.
+                    # The render repairs a CropBox that loses the page in the document (crop_box.py) and says so.
                     drawn_note = rendered.note if rendered is not None else None
                     repaired = drawn_note or repair_crop_box(page) or reader.note(index)
                     stored, judged, bounds = reader.text(page, index, rendered.pixels if rendered else None)

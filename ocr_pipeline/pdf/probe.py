@@ -15,7 +15,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 from PIL import Image
 
-from ocr_pipeline.pdf.render import repair_crop_box
+from ocr_pipeline.pdf.crop_box import repair_crop_box
 from ocr_pipeline.settings import MAX_INPUT_BYTES, MAX_PAGES_PER_PDF
 
 # Machine-readable rejection reasons (they end up in rejected/<group>.jsonl, so never rename one).
@@ -230,7 +230,7 @@ def _page_loads(doc: pdfium.PdfDocument, index: int) -> bool:
     except Exception:  # noqa: BLE001 - a page pdfium cannot load, whatever it raises, is a page that fails
         return False
     try:
-        repair_crop_box(page)  # a CropBox off the page is shown as its MediaBox, not refused
+        repair_crop_box(page)  # a CropBox off the page (or hiding its text) is shown as its MediaBox, not refused
         width, height = page.get_size()
         return width > 0 and height > 0
     finally:

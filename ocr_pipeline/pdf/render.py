@@ -11,6 +11,7 @@ import numpy as np
 import pypdfium2 as pdfium
 from PIL import Image, ImageOps
 
+from ocr_pipeline.pdf.crop_box import repair_crop_box
 from ocr_pipeline.pdf.page_png import page_png
 from ocr_pipeline.settings import DEFAULT_TARGET_LONGEST_IMAGE_DIM, MAX_PAGE_PIXELS
 
@@ -19,8 +20,6 @@ PNG_COMPRESS_LEVEL = 1
 # EXIF orientation tag values that ImageOps.exif_transpose undoes, as clockwise degrees applied.
 _EXIF_ROTATION = {1: 0, 2: 0, 3: 180, 4: 180, 5: 90, 6: 90, 7: 270, 8: 270}
 _EXIF_ORIENTATION_TAG = 0x0112
-# A visible side shorter than this (points) holds nothing a reader could see: the CropBox misses the page.
-MIN_VISIBLE_SIDE_PT = 1.0
 
 
 @dataclass(frozen=True)
@@ -35,24 +34,6 @@ class RenderedPage:
     # The RGB pixels the PNG holds (height x width x 3), kept only when the caller asked (render_pdf_page's
     # keep_pixels): page rows hand them to the layout model instead of drawing the page a second time.
     pixels: np.ndarray | None = None
-
-
-def repair_crop_box(page: pdfium.PdfPage) -> str | None:
-    """Give a page whose CropBox misses its MediaBox the MediaBox instead; a note saying so, or None.
-
-    pdfium shows the intersection of the two boxes; a CropBox wholly off the page (a box written in another
-    origin's coordinates) leaves an empty page that pypdfium2 refuses to render ("Crop exceeds page dimensions").
-    Poppler shows the MediaBox's content then too. The fix lives in the loaded document, so later loads see it.
-    """
-    if min(page.get_size()) >= MIN_VISIBLE_SIDE_PT:
-        return None
-    crop, media = page.get_cropbox(), page.get_mediabox()
-    page.set_cropbox(*media)
-    if min(page.get_size()) < MIN_VISIBLE_SIDE_PT:  # the MediaBox itself is empty: nothing to repair with
-        page.set_cropbox(*crop)
-        return None
-    boxes = ", ".join(f"[{' '.join(f'{v:g}' for v in box)}]" for box in (crop, media))
-    return f"CropBox and MediaBox do not overlap ({boxes}): rendered the MediaBox"
 
 
 def _to_png(img: Image.Image) -> bytes:
@@ -153,4 +134,3 @@ def _flatten_to_rgb(img: Image.Image) -> Image.Image:
         background.paste(rgba, mask=rgba.getchannel("A"))
         return background
     return img.convert("RGB") if img.mode != "RGB" else img.copy()
-

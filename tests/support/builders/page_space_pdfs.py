@@ -63,3 +63,53 @@ def sideways_pdf(rotate_page: int, turn_text: int) -> bytes:
     c.showPage()
     c.save()
     return buf.getvalue()
+
+
+LEFT_PAGE = [
+    "The left page of the spread opens the issue with a letter from the editor to every reader.",
+    "It goes on for a few lines, as a page of prose does, so that it reads as a body of text.",
+    "Its last line says that the article on the right page is the one this issue is about.",
+]
+RIGHT_PAGE = [
+    "The right page of the spread holds the article itself, set in the same type as the left.",
+    "A second line of the article continues the story that the right page was cut to show.",
+    "The third line ends the article's first paragraph with a few more words of plain prose.",
+]
+SLUG = "job 4471 spread.indd 12 2012-03-04 10:00"
+
+
+def _body(c: canvas.Canvas, x: float, top: float, lines: list[str], copies: int) -> None:
+    """`lines` repeated `copies` times as paragraphs from `top` down, 11 pt Helvetica."""
+    c.setFont("Helvetica", 11)
+    y = top
+    for _ in range(copies):
+        for line in lines:
+            c.drawString(x, y, line)
+            y -= 14
+        y -= 10
+
+
+def spread_pdf(copies: int = 4) -> bytes:
+    """Two letter pages set side by side on one 1224 x 792 sheet, the page object's CropBox on the right half:
+    a spread a layout tool exported as one page, whose left page only a MediaBox reader (poppler, olmOCR) shows."""
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(1224, 792))
+    c.setCropBox((612, 0, 1224, 792))
+    _body(c, 60, 720, LEFT_PAGE, copies)
+    _body(c, 672, 720, RIGHT_PAGE, copies)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def bleed_pdf() -> bytes:
+    """A print page: a 648 x 828 sheet (bleed and slug) cropped to its 612 x 792 trim; a job line in the slug."""
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(648, 828))
+    c.setCropBox((18, 18, 630, 810))
+    _body(c, 90, 740, RIGHT_PAGE, 4)
+    c.setFont("Helvetica", 6)
+    c.drawString(24, 6, SLUG)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
