@@ -23,6 +23,7 @@ from ocr_pipeline.launch.preflight import (
 )
 from ocr_pipeline.launch.vllm_server import ManagedVllmServer, VllmLaunchSettings
 from ocr_pipeline.pdf.sandbox.parent import prestart_reader
+from ocr_pipeline.runtime.stop_signals import stop_on_sigterm
 from ocr_pipeline.settings import PipelineSettings, base_type, declared_default, field_types, fields_of, values_from_env
 from ocr_pipeline.stages.pdf_inventory import list_groups
 from ocr_pipeline.viewer import render_group_html
@@ -209,6 +210,7 @@ def run_command(args: argparse.Namespace) -> int:
         print("ocr-pipeline: error: --vllm starts its own server; drop --server", file=sys.stderr)
         return EXIT_USAGE
     log: RunLog | None = None
+    stop_on_sigterm()  # `kill PID` stops the run (exit 130, resumable) even where SIGINT is ignored
     try:
         check_specs(settings.pdfs, env_client_for("input", *settings.pdfs))
         workspace = check_workspace(

@@ -19,6 +19,7 @@ from tqdm import tqdm
 
 from ocr_pipeline.defs.materialize import GroupOutcome, new_instance, run_group_outcome, run_inventory
 from ocr_pipeline.progress import TqdmProgress
+from ocr_pipeline.runtime.stop_signals import stop_on_sigterm
 from ocr_pipeline.settings import PipelineSettings, deployment_from_env
 from ocr_pipeline.stages.pdf_inventory import list_groups, read_group
 from ocr_pipeline.workspace.commit import pending_groups
@@ -79,6 +80,7 @@ def run_local(settings: PipelineSettings, *, show_progress: bool = True, verbose
     workspace = open_workspace(settings.workspace, env_client_for("workspace", settings.workspace))
     instance = new_instance()
     run_inventory(settings, instance)
+    stop_on_sigterm()  # Dagster's run gave SIGTERM SIGINT's handler, ignored in a background job
     # Only the done marker counts: a shard without it is a group that stopped midway through its commit.
     pending = pending_groups(workspace, list_groups(workspace))
     summary = RunSummary(groups=len(pending))
@@ -98,6 +100,8 @@ def run_local(settings: PipelineSettings, *, show_progress: bool = True, verbose
             for future in as_completed(futures):
                 group, outcome = future.result()
                 bar.update(1)
+                if outcome.interrupted:  # the child's run was stopped by a signal (Ctrl-C to the process group)
+                    raise KeyboardInterrupt
                 if outcome.cause is not None:
                     summary.fail(group, outcome)
     else:
@@ -105,6 +109,9 @@ def run_local(settings: PipelineSettings, *, show_progress: bool = True, verbose
         for index, group in enumerate(pending, 1):
             progress.prefix = f"[{index}/{len(pending)}] "
             outcome = run_group_outcome(settings, group, instance, progress, console_level=level, stream_pages=stream)
+            stop_on_sigterm()
+            if outcome.interrupted:  # Ctrl-C or SIGTERM during the run: stop here, as between two runs
+                raise KeyboardInterrupt
             if outcome.cause is not None:
                 summary.fail(group, outcome)
         progress.close()
@@ -163,6 +170,8 @@ def run_overlapped(
         group, outcome = outcomes.get()
         if isinstance(outcome, BaseException):
             raise outcome
+        if outcome.interrupted:
+            raise KeyboardInterrupt
         if outcome.cause is not None:
             summary.fail(group, outcome)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,6 +63,8 @@ class GroupOutcome:
 
     cause: str | None
     trace: str = ""
+    # Stopped by a signal (Ctrl-C, SIGTERM) rather than failed: the caller stops too, instead of going on.
+    interrupted: bool = False
 
 
 def run_group_outcome(
@@ -107,7 +109,19 @@ def run_group_outcome(
     events = [entry.dagster_event for entry in instance.all_logs(result.run_id) if entry.dagster_event]
     errors = [e for e in (getattr(ev.event_specific_data, "error", None) for ev in events) if e]
     trace = "\n".join(error.to_string() for error in errors)
-    return GroupOutcome(plain_cause(errors) if errors else "a step failed (no error recorded)", trace)
+    interrupted = any(name in _INTERRUPTS for error in errors for name in _class_names(error))
+    return GroupOutcome(plain_cause(errors) if errors else "a step failed (no error recorded)", trace, interrupted)
+
+
+# What Dagster records for a run a signal stopped (its handler raises the first; KeyboardInterrupt where none is set).
+_INTERRUPTS = frozenset({"DagsterExecutionInterruptedError", "KeyboardInterrupt"})
+
+
+def _class_names(error: Any) -> Iterator[str]:
+    """The exception class names of an error info and of its chain of causes."""
+    while error is not None:
+        yield error.cls_name or ""
+        error = error.cause
 
 
 def _when_materialized(asset: str, call: Callable[[], None]) -> Callable[[EventLogEntry], None]:

@@ -29,7 +29,7 @@ EXIT_CODES = [
     (EXIT_SERVER, "the VLM server is unreachable, refusing, or not OpenAI-compatible"),
     (EXIT_STORAGE, "the workspace or an input bucket is unusable: not writable, bad S3 credentials, no such bucket"),
     (EXIT_INTERNAL, "an unexpected error (a bug: the log file has the trace)"),
-    (EXIT_INTERRUPTED, "interrupted (Ctrl-C); the same command resumes"),
+    (EXIT_INTERRUPTED, "interrupted (Ctrl-C, or SIGTERM: `kill PID`); the same command resumes"),
 ]
 # S3 error codes that mean the credentials, not the request, are wrong.
 BAD_CREDENTIALS = {"InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "InvalidToken", "ExpiredToken"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import sys
@@ -11,7 +12,9 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
 
-from tests.support.builders import pdfgen
+import pytest
+
+from tests.support.builders import corpora, pdfgen
 from tests.support.vlm_server import VlmTestServer
 
 
@@ -123,3 +126,40 @@ def test_an_unwritable_workspace_is_one_line(tmp_path: Path) -> None:
     proc = _run(str(blocker / "ws"), "--pdfs", str(_one_pdf(tmp_path)))
     assert proc.returncode == 4, proc.stderr
     assert _lines(proc.stderr) == [f"ocr-pipeline: error: workspace {blocker / 'ws'} is not writable: Not a directory"]
+
+
+@pytest.mark.parametrize("background", [False, True], ids=["foreground", "background job"])
+def test_sigterm_stops_the_run_and_the_rerun_completes(tmp_path: Path, background: bool) -> None:
+    # `kill PID` must stop a run as Ctrl-C does, not fail one group and go on with the rest; in a background job
+    # (SIGINT ignored, as a shell's `&` leaves it) Dagster used to hand SIGTERM that ignored SIGINT's disposition.
+    folder = tmp_path / "in"
+    for k in range(24):
+        pdfgen.write(folder / f"doc {k:02d}.pdf", corpora.numbered_pdf(f"doc{k:02d}", 1))
+    ws = tmp_path / "ws"
+    cli = [sys.executable, "-m", "ocr_pipeline.cli", "run", str(ws), "--pdfs", str(folder), "--pages-per-group", "1",
+           "--quiet"]  # fmt: skip
+
+    def as_background_job() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    proc = subprocess.Popen(cli, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=as_background_job if background else None)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 240
+        while proc.poll() is None and len(list((ws / "done").glob("*"))) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert proc.poll() is None, "the run ended before it could be stopped"
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=60)  # stops, rather than running the other groups (no speed check)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, stderr
+    assert "interrupted; run the same command again to resume" in stderr and "Traceback" not in stderr, stderr
+    done = len(list((ws / "done").glob("*")))
+    assert 3 <= done < 24
+    rerun = subprocess.run(cli, capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+    assert "documents:      " in rerun.stdout and len(list((ws / "done").glob("*"))) == 24
+    assert _lines(rerun.stdout)[0] == f"groups run:     {24 - done}", rerun.stdout

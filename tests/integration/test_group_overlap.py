@@ -209,7 +209,12 @@ def _cli(root: Path, server: VlmTestServer) -> list[str]:
             "--server", server.url, "--pages-per-group", "6", "--quiet"]  # fmt: skip
 
 
-@pytest.mark.parametrize("target", ["process", "process group"])
+def _as_background_job() -> None:
+    """What a shell does to a command started with `&` (no job control): SIGINT ignored, SIGTERM at its default."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("target", ["process", "process group", "background job, SIGTERM"])
 def test_ctrl_c_while_groups_overlap_exits_130_and_the_rerun_completes(tmp_path: Path, target: str) -> None:
     pages = {"a.pdf": 6, "b.pdf": 6, "c.pdf": 6}
     answers = right_answers(_corpus(tmp_path, pages))
@@ -218,8 +223,10 @@ def test_ctrl_c_while_groups_overlap_exits_130_and_the_rerun_completes(tmp_path:
     # Slow enough answers (4 pages/s) that the run is still busy when the second group's pages arrive.
     with VlmTestServer(service_time_s=0.5, capacity=2, text_for=answers) as server:
         # SIGINT reaches the CLI at its default however the suite was started (tests/conftest.py).
+        background = target.startswith("background")
         proc = subprocess.Popen(_cli(tmp_path, server), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env=env, start_new_session=True)  # fmt: skip
+                                env=env, start_new_session=True,
+                                preexec_fn=_as_background_job if background else None)  # fmt: skip
         try:
             deadline = time.monotonic() + 180
             # More requests than group 1 has pages: the second group is sending.
@@ -227,7 +234,9 @@ def test_ctrl_c_while_groups_overlap_exits_130_and_the_rerun_completes(tmp_path:
                 time.sleep(0.05)
             assert proc.poll() is None, "the run ended before it could be interrupted"
             assert len(server.requests) > pages["a.pdf"], "the second group never sent a page"
-            if target == "process":
+            if background:  # `kill PID` of a run started in the background: its SIGINT is ignored
+                proc.send_signal(signal.SIGTERM)
+            elif target == "process":
                 proc.send_signal(signal.SIGINT)
             else:  # what a terminal's Ctrl-C does: every process of the foreground group gets it
                 os.killpg(proc.pid, signal.SIGINT)
