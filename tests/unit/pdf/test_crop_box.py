@@ -3,9 +3,11 @@ PDF's crop away from bleed and slug is kept."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pypdfium2 as pdfium
+from reportlab.pdfgen import canvas
 
 from ocr_pipeline.pdf.crop_box import hidden_text, repair_crop_box
 from ocr_pipeline.pdf.page_rows import document_pages
@@ -54,3 +56,19 @@ def test_the_slug_is_counted_as_hidden_but_too_little() -> None:
     assert hidden_text(page) == (0, 0)  # the trim keeps over 90% of the sheet: no count taken
     assert repair_crop_box(page) is None and page.get_cropbox() == (18.0, 18.0, 630.0, 810.0)
     assert len(SLUG) < 200
+
+
+def test_text_off_the_sheet_is_not_hidden_by_the_crop_box() -> None:
+    # Text drawn outside the MediaBox (a broken content stream's, or a layout tool's pasteboard) shows in no viewer
+    # whatever the CropBox: it does not make the crop box lose the page.
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(612, 792))
+    c.setCropBox((108, 72, 504, 720))
+    c.setFont("Helvetica", 11)
+    for k, line in enumerate(RIGHT_PAGE * 3):
+        c.drawString(120, 700 - 14 * k, line[:60])
+        c.drawString(-900, 700 - 14 * k, line)  # far left of the sheet
+    c.showPage()
+    c.save()
+    page = pdfium.PdfDocument(buf.getvalue())[0]
+    assert hidden_text(page)[0] == 0 and repair_crop_box(page) is None
