@@ -8,6 +8,9 @@ pdfium (and every viewer) shows a page's CropBox. Two kinds of CropBox lose what
   reads that text; a print PDF's crop away from its bleed and slug hides a job line or crop marks, tens of
   characters, and keeps its CropBox.
 Either way the page is given its MediaBox, in the loaded document (later loads see it), with a note saying so.
+Except where a neighbouring page shows another part of the same sheet with a CropBox of its own (a scanned book's
+spreads split into pages, a poster tiled): each such page is its part of the sheet, and reading the sheet on each
+would repeat its text.
 """
 
 from __future__ import annotations
@@ -61,12 +64,46 @@ def hidden_text(page: pdfium.PdfPage) -> tuple[int, int]:
     return max(0, on_sheet - inside), inside
 
 
-def repair_crop_box(page: pdfium.PdfPage) -> str | None:
-    """Give a page whose CropBox misses its MediaBox, or hides much of its text, the MediaBox; a note, or None."""
+def _sheet_text(page: pdfium.PdfPage) -> str:
+    textpage = page.get_textpage()
+    try:
+        return "".join(textpage.get_text_bounded(*page.get_mediabox()).split())
+    finally:
+        textpage.close()
+
+
+def _part_of_a_split_sheet(page: pdfium.PdfPage, doc: pdfium.PdfDocument, index: int) -> bool:
+    """Whether the page before or after shows the same sheet (its MediaBox and text) through another CropBox."""
+    crop, media, sheet = page.get_cropbox(), page.get_mediabox(), None
+    for k in (index - 1, index + 1):
+        if not 0 <= k < len(doc):
+            continue
+        try:
+            other = doc[k]
+        except pdfium.PdfiumError:  # a neighbour that does not load shows nothing of this sheet
+            continue
+        try:
+            if other.get_mediabox() != media or other.get_cropbox() == crop:
+                continue
+            sheet = _sheet_text(page) if sheet is None else sheet
+            if _sheet_text(other) == sheet:
+                return True
+        finally:
+            other.close()
+    return False
+
+
+def repair_crop_box(
+    page: pdfium.PdfPage, doc: pdfium.PdfDocument | None = None, index: int | None = None
+) -> str | None:
+    """Give a page whose CropBox misses its MediaBox, or hides much of its text, the MediaBox; a note, or None.
+    With the page's `doc` and `index`, a page whose neighbour shows another part of the same sheet keeps its own."""
     crop, media = page.get_cropbox(), page.get_mediabox()
     if min(page.get_size()) >= MIN_VISIBLE_SIDE_PT:
         hidden, inside = hidden_text(page)
         if hidden < max(HIDDEN_TEXT_MIN_CHARS, HIDDEN_TEXT_SHARE * inside):
+            return None
+        if doc is not None and index is not None and _part_of_a_split_sheet(page, doc, index):
             return None
         page.set_cropbox(*media)
         return (

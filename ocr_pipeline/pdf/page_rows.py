@@ -90,7 +90,7 @@ def _repeated_lines(
             page = doc[index]
             try:
                 # Repaired in the document before the text is read, so its geometry is the page's; noted once here.
-                if note := repair_crop_box(page):
+                if note := repair_crop_box(page, doc, index):
                     notes[index] = note
                 layout = page_layout(page)
             finally:
@@ -186,7 +186,7 @@ def _pdf_pages(
                 try:
                     # The render repairs a CropBox that loses the page in the document (crop_box.py) and says so.
                     drawn_note = rendered.note if rendered is not None else None
-                    repaired = drawn_note or repair_crop_box(page) or reader.note(index)
+                    repaired = drawn_note or repair_crop_box(page, doc, index) or reader.note(index)
                     stored, judged, bounds = reader.text(page, index, rendered.pixels if rendered else None)
                     row["render_note"] = join_notes(repaired, bounds)
                     width_pt, height_pt = page.get_size()

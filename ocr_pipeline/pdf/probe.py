@@ -230,7 +230,7 @@ def _page_loads(doc: pdfium.PdfDocument, index: int) -> bool:
     except Exception:  # noqa: BLE001 - a page pdfium cannot load, whatever it raises, is a page that fails
         return False
     try:
-        repair_crop_box(page)  # a CropBox off the page (or hiding its text) is shown as its MediaBox, not refused
+        repair_crop_box(page, doc, index)  # a CropBox off the page (or hiding its text): its MediaBox, not refused
         width, height = page.get_size()
         return width > 0 and height > 0
     finally:

@@ -70,7 +70,7 @@ def render_pdf_page(
     page = doc[page_index]
     bitmap = None
     try:
-        note = repair_crop_box(page)
+        note = repair_crop_box(page, doc, page_index)
         # get_size() is the CropBox (else MediaBox) after /Rotate, exactly the area pdfium draws.
         width_pt, height_pt = page.get_size()
         scale = render_scale(width_pt, height_pt, target_longest_dim, max_pixels)

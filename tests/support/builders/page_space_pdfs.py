@@ -113,3 +113,19 @@ def bleed_pdf() -> bytes:
     c.showPage()
     c.save()
     return buf.getvalue()
+
+
+def split_spread_pdf() -> bytes:
+    """The spread of `spread_pdf` split into two pages the way a scanned book's spreads are: the same sheet twice,
+    the first page's CropBox on its left half, the second's on its right half."""
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import RectangleObject
+
+    sheet = PdfReader(io.BytesIO(spread_pdf())).pages[0]
+    writer = PdfWriter()
+    for crop in ((0, 0, 612, 792), (612, 0, 1224, 792)):
+        page = writer.add_page(sheet)
+        page.cropbox = RectangleObject(crop)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()

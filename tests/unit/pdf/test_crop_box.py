@@ -11,7 +11,14 @@ from reportlab.pdfgen import canvas
 
 from ocr_pipeline.pdf.crop_box import hidden_text, repair_crop_box
 from ocr_pipeline.pdf.page_rows import document_pages
-from tests.support.builders.page_space_pdfs import LEFT_PAGE, RIGHT_PAGE, SLUG, bleed_pdf, spread_pdf
+from tests.support.builders.page_space_pdfs import (
+    LEFT_PAGE,
+    RIGHT_PAGE,
+    SLUG,
+    bleed_pdf,
+    split_spread_pdf,
+    spread_pdf,
+)
 from tests.support.builders.pdfgen import write
 
 DIM = 1288
@@ -72,3 +79,13 @@ def test_text_off_the_sheet_is_not_hidden_by_the_crop_box() -> None:
     c.save()
     page = pdfium.PdfDocument(buf.getvalue())[0]
     assert hidden_text(page)[0] == 0 and repair_crop_box(page) is None
+
+
+def test_a_spread_split_into_two_pages_keeps_each_half(tmp_path: Path) -> None:
+    # Each page shows its half of one sheet: reading the sheet on both would repeat the spread's text.
+    left, right = document_pages("pdf", str(write(tmp_path / "book.pdf", split_spread_pdf())), DIM)
+    assert left["text_layer"].splitlines()[:3] == LEFT_PAGE and RIGHT_PAGE[0] not in left["text_layer"]
+    assert right["text_layer"].splitlines()[:3] == RIGHT_PAGE and LEFT_PAGE[0] not in right["text_layer"]
+    # Only the layout's own note on what lay outside the page ("848 characters outside the page left out").
+    assert all("CropBox" not in row["render_note"] for row in (left, right))
+    assert left["height"] == DIM and abs(left["width"] - DIM * 612 / 792) <= 1
