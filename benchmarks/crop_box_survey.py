@@ -44,7 +44,7 @@ def survey(data: Path, max_pages: int = 400) -> list[tuple[int, int, float, str,
                 shown = _count(page, crop)
                 hidden = max(0, _count(page, media) - shown)
                 area = (crop[2] - crop[0]) * (crop[3] - crop[1]) / max((media[2] - media[0]) * (media[3] - media[1]), 1)
-                note = repair_crop_box(page) or "kept"
+                note = repair_crop_box(page, doc, index) or "kept"  # as the pipeline asks it
                 rows.append((hidden, shown, area, f"{path.relative_to(data)} p{index + 1}", note))
         finally:
             doc.close()

@@ -57,6 +57,13 @@ class RunSummary:
         """Every group ran and every input ended as a document or an explicit rejection."""
         return not self.failed_groups and not self.unaccounted
 
+    def record(self, group: str, outcome: GroupOutcome) -> None:
+        """Take a group's outcome: a signal's interruption stops the whole run, a failure is recorded."""
+        if outcome.interrupted:  # Ctrl-C or SIGTERM during the group's run: stop here, as between two runs
+            raise KeyboardInterrupt
+        if outcome.cause is not None:
+            self.fail(group, outcome)
+
     def fail(self, group: str, outcome: GroupOutcome) -> None:
         """Record a failed group, its one-line cause, and its full trace in the log."""
         self.failed_groups.append(group)
@@ -100,20 +107,14 @@ def run_local(settings: PipelineSettings, *, show_progress: bool = True, verbose
             for future in as_completed(futures):
                 group, outcome = future.result()
                 bar.update(1)
-                if outcome.interrupted:  # the child's run was stopped by a signal (Ctrl-C to the process group)
-                    raise KeyboardInterrupt
-                if outcome.cause is not None:
-                    summary.fail(group, outcome)
+                summary.record(group, outcome)
     else:
         progress = TqdmProgress(disable=not show_progress)
         for index, group in enumerate(pending, 1):
             progress.prefix = f"[{index}/{len(pending)}] "
             outcome = run_group_outcome(settings, group, instance, progress, console_level=level, stream_pages=stream)
             stop_on_sigterm()
-            if outcome.interrupted:  # Ctrl-C or SIGTERM during the run: stop here, as between two runs
-                raise KeyboardInterrupt
-            if outcome.cause is not None:
-                summary.fail(group, outcome)
+            summary.record(group, outcome)
         progress.close()
     for group in pending:
         if group not in summary.failed_groups:
@@ -170,10 +171,7 @@ def run_overlapped(
         group, outcome = outcomes.get()
         if isinstance(outcome, BaseException):
             raise outcome
-        if outcome.interrupted:
-            raise KeyboardInterrupt
-        if outcome.cause is not None:
-            summary.fail(group, outcome)
+        summary.record(group, outcome)
 
 
 def _acquire(semaphore: threading.Semaphore) -> None:
