@@ -8,7 +8,15 @@ import statistics
 from collections import Counter
 from typing import Any
 
-from ocr_pipeline.checks.generic_tests import SAMPLE_ROWS, Implementation, Outcome, rows_outcome, sample_row
+from ocr_pipeline.checks.generic_tests import (
+    SAMPLE_ROWS,
+    Implementation,
+    Outcome,
+    gate_metadata,
+    gate_of,
+    rows_outcome,
+    sample_row,
+)
 from ocr_pipeline.checks.loaders import PartitionData
 from ocr_pipeline.checks.paths import get_path
 from ocr_pipeline.checks.spec import TestSpec
@@ -147,16 +155,17 @@ def page_quality(row: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def degenerate_page_share(spec: TestSpec, data: PartitionData) -> Outcome:
-    """At most `max` of the pages with quality signals are model failures (quality.degenerate.failed_answer: a
-    repetition loop, cut at the token limit, in another language than the trusted layer, text on a blank page);
-    pages without signals (manifests older than the `quality` column) are not judged, and count as neither."""
+    """The pages with quality signals that are model failures (quality.degenerate.failed_answer: a repetition loop,
+    a paragraph written twice, cut at the token limit, another language than the trusted layer, invented text, text
+    on a blank page) stay within `max` (with `false_alarm`: within what chance allows a model failing `max` of
+    pages, failure_gate); pages without signals (manifests older than the `quality` column) count as neither."""
     rows = data.rows(spec.asset)
     judged = [(r, q) for r in rows if (q := page_quality(r)) is not None]
     failures = [(r, kinds) for r, q in judged if (kinds := failed_answer(q))]
     hits = [r for r, _ in failures]
     share = len(hits) / len(judged) if judged else 0.0
-    limit = spec.params["max"]
-    summary = f"{len(hits)} of {len(judged)} pages degenerate ({share:.2%}, allowed at most {limit:.2%})"
+    gate = gate_of(spec)
+    summary = f"{len(hits)} of {len(judged)} pages degenerate ({share:.2%}; {gate.explain(len(judged))})"
     if len(judged) < len(rows):
         summary += f"; {len(rows) - len(judged)} pages without quality signals not judged"
     metadata = {
@@ -166,10 +175,10 @@ def degenerate_page_share(spec: TestSpec, data: PartitionData) -> Outcome:
         # Which failure each page shows (a page may show two): what to look at first.
         "by_failure": dict(Counter(kind for _, kinds in failures for kind in kinds).most_common()),
         "rate": round(share, 6),
-        "max": limit,
-        "sample": [sample_row(spec.asset, r) for r in hits[:SAMPLE_ROWS]],
+        **gate_metadata(gate, len(judged)),
+        "sample": [sample_row(spec.asset, r, failure=kinds) for r, kinds in failures[:SAMPLE_ROWS]],
     }
-    return Outcome(share <= limit, summary, metadata)
+    return Outcome(gate.passes(len(hits), len(judged)), summary, metadata)
 
 
 def median_text_layer_agreement(spec: TestSpec, data: PartitionData) -> Outcome:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ocr_pipeline.checks.expressions import Evaluator, ExpressionError, dotted, parse_expression
+from ocr_pipeline.checks.failure_gate import FailureGate
 from ocr_pipeline.checks.loaders import KEY_COLUMNS, PAGE_PREDICATES, PartitionData
 from ocr_pipeline.checks.paths import brief, get_path
 from ocr_pipeline.checks.spec import TestSpec
@@ -145,11 +146,22 @@ def _rate(spec: TestSpec, data: PartitionData, metric: str, what: str, engine_on
     evaluator = Evaluator(rows, {})
     hits = [r for r in rows if evaluator.row_value(predicate, r)]
     rate = len(hits) / len(rows) if rows else 0.0
-    limit = spec.params["max"]
-    summary = f"{len(hits)} of {len(rows)} pages {what} ({rate:.2%}, allowed at most {limit:.2%})"
+    gate = gate_of(spec)
+    summary = f"{len(hits)} of {len(rows)} pages {what} ({rate:.2%}; {gate.explain(len(rows))})"
     sample = [sample_row(spec.asset, r, error=r.get("error")) for r in hits[:SAMPLE_ROWS]]
-    metadata = {"pages": len(rows), metric: len(hits), "rate": round(rate, 6), "max": limit, "sample": sample}
-    return Outcome(rate <= limit, summary, metadata)
+    metadata = {"pages": len(rows), metric: len(hits), "rate": round(rate, 6), **gate_metadata(gate, len(rows))}
+    return Outcome(gate.passes(len(hits), len(rows)), summary, {**metadata, "sample": sample})
+
+
+def gate_of(spec: TestSpec) -> FailureGate:
+    """The test's failure gate: its `max` share, judged by chance when it sets `false_alarm`."""
+    return FailureGate(float(spec.params["max"]), spec.params.get("false_alarm"))
+
+
+def gate_metadata(gate: FailureGate, pages: int) -> dict[str, Any]:
+    """What a failure gate allowed, for the check's metadata."""
+    extra = {} if gate.false_alarm is None else {"false_alarm": gate.false_alarm}
+    return {"max": gate.honest_share, **extra, "allowed_pages": gate.allowed(pages)}
 
 
 def _page_error_rate(spec: TestSpec, data: PartitionData) -> Outcome:

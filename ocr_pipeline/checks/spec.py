@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from ocr_pipeline.checks.expressions import ExpressionError, parse_expression
+from ocr_pipeline.checks.failure_gate import FailureGate
 
 # Keys every test accepts; `max_failing`/`max_failing_rate` are the thresholds of row-level tests.
 COMMON = {"name", "severity", "blocking", "description"}
@@ -23,10 +24,10 @@ TEST_TYPES: dict[str, tuple[set[str], set[str], bool]] = {
     "relationships": ({"to"}, {"column", "from"}, True),
     "row_count": (set(), {"min", "max"}, False),
     "expression": (set(), {"sql_like", "row"}, True),
-    "page_error_rate": ({"max"}, set(), False),
+    "page_error_rate": ({"max"}, {"false_alarm"}, False),
     "fallback_rate": ({"max"}, set(), False),
     "language_distribution": ({"expected", "min_share"}, set(), False),
-    "degenerate_page_share": ({"max"}, set(), False),
+    "degenerate_page_share": ({"max"}, {"false_alarm"}, False),
     "median_text_layer_agreement": ({"min"}, {"min_pages"}, False),
     "dolma_schema": (set(), set(), True),
     "inventory_accounting": (set(), set(), True),
@@ -203,6 +204,9 @@ class _Parser:
         for key in ("min", "max", "max_failing", "max_failing_rate", "min_share"):
             if key in params and (isinstance(params[key], bool) or not isinstance(params[key], (int, float))):
                 raise ValueError(f"`{key}` must be a number")
+        if "false_alarm" in params:
+            # Built once here so a bad value fails the load with the file and line, not the check at run time.
+            FailureGate(float(params.get("max", 0.0)), _number(params["false_alarm"], "false_alarm"))
         pages = params.get("min_pages", 0)
         if isinstance(pages, bool) or not isinstance(pages, int):
             raise ValueError("`min_pages` must be a whole number")
@@ -225,6 +229,13 @@ class _Parser:
                 raise ValueError("give exactly one of `sql_like` (one value per partition) or `row` (per row)")
             source = params.get("sql_like", params.get("row"))
             parse_expression(str(source), per_row="row" in params)
+
+
+def _number(value: Any, key: str) -> float:
+    """A YAML number (not a boolean), or a ValueError naming the parameter."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"`{key}` must be a number")
+    return float(value)
 
 
 def load_file(path: Path, suite: Suite | None = None) -> Suite:

@@ -27,8 +27,9 @@ ERROR_RATE = ocr_check("page_error_rate")
 
 def test_blocking_check_stops_only_its_partition(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     corpus = tmp_path / "in"
-    # An image-only scan (no text layer to fall back to) and a born-digital page, one work group each.
-    pdfgen.write(corpus / "a_scan.pdf", pdfgen.scan_pdf(pdfgen.text_pdf([[pdfgen.SENTENCES[6]]], font_size=16)))
+    # An image-only scan of four pages (no text layer to fall back to) and a born-digital page, one work group each.
+    letters = [[pdfgen.SENTENCES[(6 + i) % 8], f"Page {i + 1}."] for i in range(4)]
+    pdfgen.write(corpus / "a_scan.pdf", pdfgen.scan_pdf(pdfgen.text_pdf(letters, font_size=16)))
     pdfgen.write(corpus / "b_good.pdf", pdfgen.text_pdf([[pdfgen.SENTENCES[1]]]))
     with VlmTestServer(model="olmocr-test") as server:
         settings = PipelineSettings(
@@ -39,17 +40,20 @@ def test_blocking_check_stops_only_its_partition(tmp_path: Path, capsys: pytest.
         instance = DagsterInstance.ephemeral()
         groups = {Path(read_group(ws, g)[0]["source"]).name: g for g in run_inventory(settings, instance)}
         scan, good = groups["a_scan.pdf"], groups["b_good.pdf"]
-        # The server answers garbage for the scan's page: every attempt fails and no text is left.
+        # The server answers garbage for every page of the scan: every attempt fails and no text is left. One such
+        # page would cost its document only (test_one_bad_page); four of four is a broken server, not bad luck.
         render_pages(settings, instance, scan)
-        [(scan_key, _)] = keyed_pages(settings, scan)
-        server.faults[scan_key] = [Fault("garbage")] * 50
+        for scan_key, _ in keyed_pages(settings, scan):
+            server.faults[scan_key] = [Fault("garbage")] * 50
 
         # The command line: the scan's group fails on its blocking check, the other group is done.
         summary = run_local(settings, show_progress=False)
         assert summary.failed_groups == [scan] and not summary.ok
         assert ws.exists(dolma_key(good)) and not ws.exists(dolma_key(scan))
         print_summary(summary)
-        assert f"1 failed: {scan}" in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert f"1 failed: {scan}" in out and f"{scan}: stopped by vlm_ocr_outputs page_error_rate: 4 of 4" in out
+        assert "a_scan.pdf page 1 (front_matter: reply does not start with a '---' front matter block)" in out
 
         # In Dagster: the check is red with what failed, and dolma_shards never ran for that partition.
         assert not run_group(settings, scan, instance)
@@ -57,9 +61,10 @@ def test_blocking_check_stops_only_its_partition(tmp_path: Path, capsys: pytest.
         status, metadata = latest_evaluation(instance, ERROR_RATE, scan)
         assert latest_evaluation(instance, ERROR_RATE, good)[0] == "SUCCEEDED"
         assert status == "FAILED"
-        assert metadata["error_pages"] == 1 and metadata["pages"] == 1 and metadata["rate"] == 1.0
+        assert metadata["error_pages"] == 4 and metadata["pages"] == 4 and metadata["rate"] == 1.0
+        assert metadata["allowed_pages"] == 2 and metadata["false_alarm"] == 0.001
         assert metadata["sample"][0]["source"].endswith("a_scan.pdf")
-        assert "1 of 1 pages failed with no text" in metadata["summary"]
+        assert "4 of 4 pages failed with no text" in metadata["summary"]
         assert "dbt_like_checks/vlm_ocr_outputs.yml:" in metadata["declared_in"]
         assert instance.get_materialized_partitions(AssetKey("dolma_shards")) == {good}
 
