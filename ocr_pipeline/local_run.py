@@ -7,6 +7,7 @@ import multiprocessing
 import os
 import queue
 import tempfile
+import textwrap
 import threading
 import time
 from collections import Counter
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from ocr_pipeline.defs.gate_stops import GateStop
 from ocr_pipeline.defs.materialize import GroupOutcome, new_instance, run_group_outcome, run_inventory
 from ocr_pipeline.progress import TqdmProgress
 from ocr_pipeline.runtime.stop_signals import stop_on_sigterm
@@ -42,6 +44,8 @@ class RunSummary:
     groups: int = 0
     failed_groups: list[str] = field(default_factory=list)
     causes: dict[str, str] = field(default_factory=dict)
+    # The blocking checks that stopped each such group, with their failing pages.
+    gates: dict[str, tuple[GateStop, ...]] = field(default_factory=dict)
     documents: int = 0
     pages: int = 0
     fallback_pages: int = 0
@@ -68,6 +72,8 @@ class RunSummary:
         """Record a failed group, its one-line cause, and its full trace in the log."""
         self.failed_groups.append(group)
         self.causes[group] = outcome.cause or "failed"
+        if outcome.gates:
+            self.gates[group] = outcome.gates
         trace_log.error("group %s failed: %s\n%s", group, outcome.cause, outcome.trace)
 
 
@@ -215,7 +221,8 @@ def summary_lines(s: RunSummary, log: str | None = None) -> list[str]:
     failed = f" ({len(s.failed_groups)} failed: {', '.join(s.failed_groups)})" if s.failed_groups else ""
     reasons = ", ".join(f"{k}={v}" for k, v in sorted(s.rejected.items()))
     lines = [f"groups run:     {s.groups}{failed}"]
-    lines += [f"  {group}: {s.causes.get(group, 'failed')}" for group in s.failed_groups]
+    for group in s.failed_groups:
+        lines += gate_lines(group, s.gates[group]) if group in s.gates else [f"  {group}: {s.causes.get(group)}"]
     lines += [
         f"documents:      {s.documents}",
         f"pages:          {s.pages} ({s.fallback_pages} fallback)"
@@ -232,6 +239,21 @@ def summary_lines(s: RunSummary, log: str | None = None) -> list[str]:
     if log:
         lines.append(f"log:            {log}")
     return lines
+
+
+def gate_lines(group: str, gates: tuple[GateStop, ...]) -> list[str]:
+    """A group a blocking check stopped: each check, its failing pages, and what a person can do about it."""
+    lines = []
+    for gate in gates:
+        lines.append(f"  {group}: stopped by {gate.check}: {gate.summary}")
+        lines += [f"    {row}" for row in gate.rows]
+    where = ", ".join(sorted({g.declared_in for g in gates if g.declared_in})) or "dbt_like_checks/"
+    advice = (
+        f"what to do: look at those pages (the check's metadata in the Dagster UI, manifests/ocr/{group}.parquet); "
+        f"fix the model or server, or the check ({where}), then run the same command again: pages already read "
+        "come from the memo, only the failed ones are asked again."
+    )
+    return lines + textwrap.wrap(advice, 116, initial_indent="    ", subsequent_indent="    ")
 
 
 class RunLog:

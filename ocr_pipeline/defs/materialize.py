@@ -12,6 +12,7 @@ from dagster import AssetSelection, DagsterEventType, DagsterInstance, Definitio
 from ocr_pipeline.defs.assets import ALL_ASSETS, dolma_shards, filtered_pdfs, render_and_ocr
 from ocr_pipeline.defs.checks import build_asset_checks
 from ocr_pipeline.defs.definitions import build_definitions
+from ocr_pipeline.defs.gate_stops import GateStop, gate_stops
 from ocr_pipeline.defs.jobs import inventory_job, ocr_job
 from ocr_pipeline.defs.partitions import WORK_GROUPS
 from ocr_pipeline.defs.render_ocr import PAGE_IMAGES
@@ -65,6 +66,8 @@ class GroupOutcome:
     trace: str = ""
     # Stopped by a signal (Ctrl-C, SIGTERM) rather than failed: the caller stops too, instead of going on.
     interrupted: bool = False
+    # The blocking checks that stopped the group, with their failing pages (what a person looks at first).
+    gates: tuple[GateStop, ...] = ()
 
 
 def run_group_outcome(
@@ -110,7 +113,12 @@ def run_group_outcome(
     errors = [e for e in (getattr(ev.event_specific_data, "error", None) for ev in events) if e]
     trace = "\n".join(error.to_string() for error in errors)
     interrupted = any(name in _INTERRUPTS for error in errors for name in _class_names(error))
-    return GroupOutcome(plain_cause(errors) if errors else "a step failed (no error recorded)", trace, interrupted)
+    gates = tuple(gate_stops(instance.all_logs(result.run_id)))
+    if gates:
+        cause = "stopped by a blocking check: " + "; ".join(f"{g.check}: {g.summary}" for g in gates)
+    else:
+        cause = plain_cause(errors) if errors else "a step failed (no error recorded)"
+    return GroupOutcome(cause, trace, interrupted, gates)
 
 
 # What Dagster records for a run a signal stopped (its handler raises the first; KeyboardInterrupt where none is set).

@@ -11,6 +11,7 @@ from ocr_pipeline.records import PageResult
 from ocr_pipeline.settings import PIPELINE_VERSION
 
 DOLMA_SOURCE = "ocr-pipeline"
+FALLBACK_ATTRIBUTE = "ocr_pipeline__quality__fallback"
 
 
 def document_id(source: str) -> str:
@@ -65,9 +66,23 @@ def build_document(
             "rotation_correction": [p.rotation_correction for p in pages],
             "is_table": [p.is_table for p in pages],
             "is_diagram": [p.is_diagram for p in pages],
-            **quality_attributes(spans, quality or {}),
+            **_quality(spans, pages, quality or {}),
         },
     }
+
+
+def _quality(
+    spans: list[list[int]], pages: list[PageResult], quality: Mapping[int, Mapping[str, Any] | None]
+) -> dict[str, list[list[float | int]]]:
+    """The quality attributes, with the pages the engine failed on every attempt marked among them.
+
+    Their text is the PDF's layer, or nothing; a document kept with one such page says which (`total-fallback-pages`
+    only counts them). Documents without quality signals get neither, as before the signals existed.
+    """
+    attributes = quality_attributes(spans, quality)
+    if attributes:
+        attributes[FALLBACK_ATTRIBUTE] = [[s, e, int(p.is_fallback)] for (s, e, _), p in zip(spans, pages, strict=True)]
+    return attributes
 
 
 def document_markdown(document: dict[str, Any]) -> str:

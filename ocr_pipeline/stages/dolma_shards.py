@@ -42,6 +42,25 @@ def _page(row: dict[str, Any]) -> PageResult:
     return PageResult.from_dict(data)
 
 
+# Failed pages a ledger line names, each with its last error: enough to see the cause without the manifest.
+NAMED_FAILED_PAGES = 5
+
+
+def fallback_detail(pages: list[PageResult]) -> str:
+    """A rejected document's ledger detail: how many pages failed every attempt, and which, with their errors."""
+    failed = sorted((p for p in pages if p.is_fallback), key=lambda p: p.page_num)
+    named = "; ".join(f"page {p.page_num}: {_last_error(p)}" for p in failed[:NAMED_FAILED_PAGES])
+    more = f"; and {len(failed) - NAMED_FAILED_PAGES} more" if len(failed) > NAMED_FAILED_PAGES else ""
+    return f"{len(failed)} of {len(pages)} pages fell back to the text layer ({named}{more})"
+
+
+def _last_error(page: PageResult) -> str:
+    """The page's last error without the attempt number ("degenerate answer: a loop"), cut short."""
+    error = (page.error or "failed").split(": ", 1)
+    text = error[1] if len(error) == 2 and error[0].startswith("attempt ") else ": ".join(error)
+    return text[:160]
+
+
 def build_group_shard(workspace: Workspace, group: str, *, max_page_error_rate: float, markdown: bool) -> ShardResult:
     """Assemble the group's documents, publish shard, Markdown and ledger, then mark the group done (last)."""
     result = ShardResult()
@@ -69,8 +88,7 @@ def build_group_shard(workspace: Workspace, group: str, *, max_page_error_rate: 
         doc = build_document(source, pages, added=row["added"], total_pages=expected, quality=quality)
         fallback = doc["metadata"]["total-fallback-pages"]
         if pages and fallback / len(pages) > max_page_error_rate:
-            detail = f"{fallback} of {len(pages)} pages fell back to the text layer"
-            rejections.append(Rejection(source, "too_many_fallback_pages", "dolma", detail))
+            rejections.append(Rejection(source, "too_many_fallback_pages", "dolma", fallback_detail(pages)))
             partial.append(doc)
             continue
         if not doc["text"].strip():
