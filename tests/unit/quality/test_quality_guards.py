@@ -10,7 +10,7 @@ import pytest
 from ocr_pipeline.quality import PageFacts, page_signals, quality_attributes
 from ocr_pipeline.quality.attributes import PREFIX
 from ocr_pipeline.quality.degenerate import degenerate_reason, failed_answer
-from ocr_pipeline.quality.duplicates import duplicated_paragraph
+from ocr_pipeline.quality.duplicates import DuplicateParams, duplicated_paragraph
 from ocr_pipeline.quality.repeats import tokens
 from ocr_pipeline.quality.repetition import repetition
 from ocr_pipeline.records import PageResult
@@ -84,6 +84,42 @@ def test_the_trusted_layer_tells_a_duplicate_anywhere_from_an_honest_repeat() ->
     # A layer without those words at all (another page's layer): the answer is judged as a scan's.
     assert duplicated_paragraph(tokens(middle), "An unrelated layer. " * 20) is None
     assert duplicated_paragraph(tokens(repeated_paragraph(once)), "An unrelated layer. " * 20) is not None
+
+
+# 23 words: shorter than the scan rule's two sentences, longer than any stretch an honest answer repeats.
+SENTENCE = (
+    "The chair asked the clerk to write to the county engineer about the survey of the bridge before the next "
+    "meeting in spring."
+)
+
+
+def test_against_a_trusted_layer_a_sentence_written_twice_is_a_duplicate_wherever_it_sits() -> None:
+    page = "\n\n".join([*PARAGRAPHS, SENTENCE])
+    assert len(tokens(SENTENCE).words) == 23
+    at_the_end = page + "\n\n" + SENTENCE
+    copy = duplicated_paragraph(tokens(at_the_end), page)
+    assert copy is not None and copy.length == 23
+    assert degenerate_reason(at_the_end, "stop", page) == "duplicated paragraph: 23 words written twice"
+    # In the middle, and down to one short sentence of ten words.
+    short = "The clerk was told to write to the county engineer."
+    with_short = "\n\n".join([PARAGRAPHS[0], short, PARAGRAPHS[1], PARAGRAPHS[2]])
+    answer = "\n\n".join([PARAGRAPHS[0], short, PARAGRAPHS[1], short, PARAGRAPHS[2]])
+    assert duplicated_paragraph(tokens(answer), with_short) is not None
+    # Held as often by the layer (printed twice), or without a layer at all (a scan: the length rule), it stands.
+    assert duplicated_paragraph(tokens(at_the_end), page + "\n\n" + SENTENCE) is None
+    assert duplicated_paragraph(tokens(at_the_end)) is None
+    # A row of table numbers the layer holds once is no sentence: honest answers repeat such rows (11 tokens).
+    numbers = "vit large 0 75 1 82 3 70 13 78"
+    table = f"{page}\n\n{numbers} base\n\n{numbers} small"
+    assert duplicated_paragraph(tokens(table), f"{page} {numbers} base small") is None
+
+
+def test_duplicate_parameters_are_checked_and_passed_in() -> None:
+    answer = "\n\n".join([*PARAGRAPHS, SENTENCE, SENTENCE])
+    layer = "\n\n".join([*PARAGRAPHS, SENTENCE])
+    assert duplicated_paragraph(tokens(answer), layer, DuplicateParams(min_tokens_with_layer=24)) is None
+    with pytest.raises(ValueError, match="at least 8 tokens"):
+        DuplicateParams(min_tokens_with_layer=5)
 
 
 def test_duplicates_and_invented_text_are_flagged_and_counted_like_loops() -> None:
