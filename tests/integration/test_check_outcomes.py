@@ -1,0 +1,35 @@
+"""The shipped checks find what they found before the engine changed: pass/fail, counts and failing rows, on the
+samples' group and on copies of it with one failure of each kind (tests/support/check_outcomes.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.support.check_outcomes import DAMAGES, RECORD, all_outcomes, samples_workspace
+
+
+def test_shipped_check_outcomes_are_unchanged(tmp_path: Path) -> None:
+    recorded = json.loads(RECORD.read_text(encoding="utf-8"))
+    found = all_outcomes(samples_workspace(tmp_path))
+    assert set(found) == set(recorded) == {"samples", *DAMAGES}
+    differences = []
+    for group, checks in recorded.items():
+        assert set(found[group]) == set(checks), group
+        for check, before in checks.items():
+            # Every recorded value is found again; the engine may add metadata (the failing rows as a table).
+            after = found[group][check]
+            differences += [
+                f"{group} {check} {k}: {v!r} -> {after.get(k)!r}" for k, v in before.items() if after.get(k) != v
+            ]
+    assert differences == []
+    # Every shipped check fails in at least one damaged group: each kind of failure is covered.
+    failing = {
+        check
+        for group, checks in recorded.items()
+        if group != "samples"
+        for check, o in checks.items()
+        if not o["passed"]
+    }
+    assert failing == set(recorded["samples"])
+    assert all(o["passed"] for o in recorded["samples"].values())
