@@ -27,8 +27,9 @@ import pypdfium2 as pdfium
 from benchmarks.bench_cpu_engine import DEFAULT_DATA, pages
 from benchmarks.bench_olmo import SCORER, run_cpu, write_set
 from benchmarks.similarity import page_similarity, segment_recall
+from ocr_pipeline.layout.boxes import Rule
 from ocr_pipeline.layout.reading_order import Box
-from ocr_pipeline.layout.table_html import Rule, find_tables, to_html
+from ocr_pipeline.layout.table_html import find_tables, to_html
 from ocr_pipeline.textlayer import reader as text_layer
 
 Finder = Callable[[Sequence[Box], Sequence[Rule]], tuple[list[Box], list[Box]]]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.boxes import Box, x_span, y_span
 from ocr_pipeline.layout.budget import MAX_GUTTER_BINS, LayoutBudget
 from ocr_pipeline.layout.column_params import COLUMN_PARAMS as CP
 
@@ -45,7 +45,7 @@ def line_number_stacks(boxes: Sequence[Box], h: float, budget: LayoutBudget | No
         values = [int(b.text.strip()) for b in cluster]
         if any(b >= a for a, b in zip(values[1:], values, strict=False)):
             continue  # line numbers only grow down the page
-        x0, x1 = min(b.x0 for b in cluster), max(b.x1 for b in cluster)
+        x0, x1 = x_span(cluster)
         y0, y1 = cluster[0].y0, cluster[-1].y1
         budget.charge(len(boxes))
         ids = {id(b) for b in cluster}
@@ -79,8 +79,8 @@ def gutter_candidates(
     import numpy as np
 
     budget = budget or LayoutBudget()
-    x_min, x_max = min(b.x0 for b in boxes), max(b.x1 for b in boxes)
-    y_min, y_max = min(b.y0 for b in boxes), max(b.y1 for b in boxes)
+    x_min, x_max = x_span(boxes)
+    y_min, y_max = y_span(boxes)
     step = h / 8
     bins = (x_max - x_min) / step + 1
     if not bins < MAX_GUTTER_BINS:  # also NaN: a line height of 0 or an infinite extent
@@ -124,7 +124,7 @@ def crossing(
     in the gutter itself (a line number, a footnote sign: a few characters)."""
     budget = budget or LayoutBudget()
     budget.charge(len(boxes))
-    x_min, x_max = min(b.x0 for b in boxes), max(b.x1 for b in boxes)
+    x_min, x_max = x_span(boxes)
     wide, middle, marks = [], [], []
     for b in boxes:
         if not b.x0 < x < b.x1 or min(x - b.x0, b.x1 - x) <= CP.max_overhang_share * (b.x1 - b.x0):

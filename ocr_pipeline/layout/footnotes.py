@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.boxes import Box, bottom_of
 from ocr_pipeline.layout.budget import LayoutBudget
 from ocr_pipeline.layout.table_params import FOOTNOTE_PARAMS as FN
 
@@ -23,7 +23,7 @@ def footnote_ids(boxes: Sequence[Box], budget: LayoutBudget | None = None) -> se
         return set()  # a page of a few lines has no body to tell notes from
     budget = budget or LayoutBudget()
     body = statistics.median(b.height for b in runs)
-    foot = max(b.y1 for b in runs) - FN.max_foot_rise_heights * body
+    foot = bottom_of(runs) - FN.max_foot_rise_heights * body
     notes: set[int] = set()
     for first in sorted(runs, key=lambda b: b.y0):
         if id(first) in notes or first.height > FN.small_share * body:
@@ -41,7 +41,7 @@ def footnote_ids(boxes: Sequence[Box], budget: LayoutBudget | None = None) -> se
         if nearest.height < FN.body_share * body or not FN.min_gap_heights * body <= gap <= FN.max_gap_heights * body:
             continue
         block = [first, *below]
-        if max(b.y1 for b in block) < foot or _stacked_rows(block, body) > FN.max_lines:
+        if bottom_of(block) < foot or _stacked_rows(block, body) > FN.max_lines:
             continue
         notes.update(id(b) for b in block)
     return notes

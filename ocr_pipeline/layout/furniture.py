@@ -12,10 +12,10 @@ import re
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 
+from ocr_pipeline.layout.boxes import Box, bottom_of, left_of, right_of, top_of, width_of, x_span, y_span
 from ocr_pipeline.layout.furniture_params import FURNITURE_PARAMS as FP
 from ocr_pipeline.layout.furniture_patterns import EDGE_NUMBER, NOTICE, has_band_mark, is_page_number
-from ocr_pipeline.layout.reading_order import Box
-from ocr_pipeline.layout.table_html import rows_of
+from ocr_pipeline.layout.row_groups import FURNITURE_ROW_RULE, group_rows
 
 VERTICAL_MARK = "\u2195"  # glyphs.split_runs prefixes runs of vertical glyphs with this
 
@@ -30,12 +30,9 @@ def signature(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text.lower())).strip()
 
 
-def _top(row: Row) -> float:
-    return min(b.y0 for b in row)
-
-
-def _bottom(row: Row) -> float:
-    return max(b.y1 for b in row)
+def _rows(boxes: Sequence[Box]) -> list[Row]:
+    """Boxes grouped into the lines furniture is judged by (row_groups.py), top to bottom, each left to right."""
+    return group_rows(boxes, FURNITURE_ROW_RULE)
 
 
 def _text(row: Row) -> str:
@@ -46,13 +43,14 @@ def _text(row: Row) -> str:
 def _is_apart(row: Row, neighbour: Row | None, h: float) -> bool:
     if neighbour is None:
         return True
-    gap = _top(neighbour) - _bottom(row) if _top(neighbour) >= _bottom(row) else _top(row) - _bottom(neighbour)
+    below = top_of(neighbour) >= bottom_of(row)
+    gap = top_of(neighbour) - bottom_of(row) if below else top_of(row) - bottom_of(neighbour)
     return gap > FP.apart_heights * h
 
 
 def _leading(rows: list[Row], h: float) -> float:
     """The body's usual white between one line and the next (none where lines touch or overlap)."""
-    gaps = [_top(b) - _bottom(a) for a, b in zip(rows, rows[1:], strict=False)]
+    gaps = [top_of(b) - bottom_of(a) for a, b in zip(rows, rows[1:], strict=False)]
     gaps = [max(g, 0.0) for g in gaps if -h < g < 2 * h]
     return statistics.median(gaps) if gaps else 0.25 * h
 
@@ -65,14 +63,15 @@ def _edge_blocks(rows: list[Row], height: float, apart: float, from_top: bool) -
     block: list[Row] = []
 
     def depth(row: Row, outer: bool) -> float:  # distance from the page edge to the row's outer or inner edge
-        return (_top(row) if outer else _bottom(row)) if from_top else height - (_bottom(row) if outer else _top(row))
+        top, bottom = y_span(row)
+        return (top if outer else bottom) if from_top else height - (bottom if outer else top)
 
     for k, row in enumerate(seq):
         if depth(row, outer=False) > FP.reach_share * height:
             break
         block.append(row)
         nxt = seq[k + 1] if k + 1 < len(seq) else None
-        gap = None if nxt is None else (_top(nxt) - _bottom(row) if from_top else _top(row) - _bottom(nxt))
+        gap = None if nxt is None else (top_of(nxt) - bottom_of(row) if from_top else top_of(row) - bottom_of(nxt))
         if gap is None or gap > apart:
             in_band = all(depth(r, outer=True) < FP.band_share * height for r in block)
             out.append((block if from_top else block[::-1], in_band))
@@ -97,9 +96,10 @@ def _block_is_furniture(block: list[Row], h: float, span: tuple[float, float], h
     # paragraph set small, or a figure's caption above the footer, and need a mark as well.
     if (size < FP.small_share * h and len(block) == 1) or (numbered and not at_top):
         return True
-    at_edge = _top(block[0]) < FP.edge_share * height if at_top else _bottom(block[-1]) > (1 - FP.edge_share) * height
+    top, bottom = top_of(block[0]), bottom_of(block[-1])
+    at_edge = top < FP.edge_share * height if at_top else bottom > (1 - FP.edge_share) * height
     # At the sheet's very edge a head may be set a little larger than a small body, unless centred like a title.
-    middle = (min(b.x0 for b in outer) + max(b.x1 for b in outer)) / 2
+    middle = (left_of(outer) + right_of(outer)) / 2
     centred = abs(middle - sum(span) / 2) < FP.centred_share * (span[1] - span[0])
     large = size > (FP.edge_large_share if at_edge and not centred else FP.large_share) * h
     if large and not (numbered or (not at_top and EDGE_NUMBER.search(texts[-1]))):
@@ -113,11 +113,11 @@ def _block_is_furniture(block: list[Row], h: float, span: tuple[float, float], h
     if size < FP.small_share * h:
         return False
     left, right = span
-    short = all(max(b.x1 for b in r) - min(b.x0 for b in r) < FP.short_share * (right - left) for r in block)
+    short = all(width_of(r) < FP.short_share * (right - left) for r in block)
     # A short line flush with the text's left edge (or indented as a paragraph's first line) may be a heading, a
     # title line or a column's last line; one well off that edge (centred, at the right) or at the very edge of
     # the sheet is a running head or a footer.
-    off_edge = min(b.x0 for b in outer) > left + FP.off_edge_share * (right - left) or (
+    off_edge = left_of(outer) > left + FP.off_edge_share * (right - left) or (
         at_edge and not _SENTENCE.search(texts[0])
     )
     # Two short lines at the top (a running head over its date); at the foot one: a column's last lines are short.
@@ -133,7 +133,7 @@ def _wordy(text: str) -> bool:
 def _is_split(row: Row, h: float, span: tuple[float, float]) -> bool:
     """A line of short pieces spread across the text width: "Journal name    Vol. 3    17", a running head."""
     width = span[1] - span[0]
-    if len(row) < 2 or max(b.x1 for b in row) - min(b.x0 for b in row) < FP.short_share * width:
+    if len(row) < 2 or width_of(row) < FP.short_share * width:
         return False
     gaps = [b.x0 - a.x1 for a, b in zip(row, row[1:], strict=False)]
     return all(b.x1 - b.x0 < FP.split_piece_share * width for b in row) and min(gaps) > FP.number_clear_heights * h
@@ -146,7 +146,7 @@ def _outer_row_is_furniture(row: Row, gap: float, page: tuple[float, float, floa
     body."""
     h, leading, left, right, height = page
     text, size = _text(row), max(b.height for b in row)
-    short = max(b.x1 for b in row) - min(b.x0 for b in row) < FP.short_share * (right - left)
+    short = width_of(row) < FP.short_share * (right - left)
     if size > FP.large_share * h:
         return False
     if at_top and len(row) <= FP.max_head_pieces and _edge_numbers(row, h):
@@ -154,7 +154,7 @@ def _outer_row_is_furniture(row: Row, gap: float, page: tuple[float, float, floa
     marked = has_band_mark(text)
     if marked and (size < FP.small_share * h or (short and EDGE_NUMBER.search(text))):
         return True
-    if at_top and size < FP.small_share * h and short and _top(row) < FP.edge_share * height:
+    if at_top and size < FP.small_share * h and short and top_of(row) < FP.edge_share * height:
         return True
     if _is_split(row, h, (left, right)) and any(c.isdigit() for c in text) and gap > leading + h / 2:
         return True
@@ -188,7 +188,7 @@ def margin_stamps(boxes: Sequence[Box], left: float, width: float) -> set[int]:
 def page_rows(boxes: Sequence[Box], left: float = 0.0, width: float = 0.0) -> list[Row]:
     """The rows furniture is judged by: the page's non-empty boxes less margin stamps, grouped top to bottom."""
     stamps = margin_stamps(boxes, left, width) if width > 0 else set()
-    return rows_of([b for b in boxes if b.text.strip() and id(b) not in stamps])
+    return _rows([b for b in boxes if b.text.strip() and id(b) not in stamps])
 
 
 def row_text(row: Row) -> str:
@@ -208,17 +208,17 @@ def furniture_rows(
         return drop
     h = statistics.median(b.height for b in body)
     repeated = set(repeated)
-    rows = rows_of(body)
+    rows = _rows(body)
     leading = _leading(rows, h)
     apart = leading + FP.block_apart_heights * h
-    span = (min(b.x0 for b in body), max(b.x1 for b in body))
+    span = x_span(body)
     drop |= _repeated_edge_rows(rows, height, repeated)
     for at_top in (True, False):
         for block, in_band in _edge_blocks(rows, height, apart, at_top):
             if in_band and _block_is_furniture(block, h, span, height, at_top):
                 drop.update(id(b) for row in block for b in row)
     for k, row in enumerate(rows):
-        top, bottom, text = _top(row), _bottom(row), _text(row)
+        top, bottom, text = top_of(row), bottom_of(row), _text(row)
         if k in (0, len(rows) - 1) and (top < FP.band_share * height or bottom > (1 - FP.band_share) * height):
             drop.update(id(b) for b in _edge_numbers(row, h))
         at_edge = (
@@ -227,7 +227,7 @@ def furniture_rows(
         )
         for at_top, near in zip((True, False), at_edge, strict=True):
             inner = (rows[k + 1] if k + 1 < len(rows) else None) if at_top else (rows[k - 1] if k > 0 else None)
-            gap = float("inf") if inner is None else (_top(inner) - bottom if at_top else top - _bottom(inner))
+            gap = float("inf") if inner is None else (top_of(inner) - bottom if at_top else top - bottom_of(inner))
             if near and _outer_row_is_furniture(row, gap, (h, leading, *span, height), at_top):
                 drop.update(id(b) for b in row)
         in_top, in_bottom = bottom < FP.band_share * height, top > (1 - FP.band_share) * height
@@ -276,12 +276,12 @@ def in_furniture_regions(
     """
     decided = set(decided)
     candidates = []
-    for row in rows_of([b for b in boxes if b.text.strip()]):
+    for row in _rows([b for b in boxes if b.text.strip()]):
         if all(id(b) in decided for b in row):
             continue
         text, unscripted = " ".join(b.text.strip() for b in row), _text(row)
         marked = is_page_number(unscripted) or has_band_mark(text)
-        band = "t:" if _bottom(row) < height / 2 else "b:"
+        band = "t:" if bottom_of(row) < height / 2 else "b:"
         recurs = recurring is None or band + signature(text) in recurring
         if marked or (recurs and _wordy(text) and not _PROSE.search(unscripted)):
             candidates.append(row)
@@ -298,7 +298,7 @@ def in_furniture_regions(
 
 def _place(row: Row, height: float) -> int:
     """Where a line stands on its page, in steps of `place_share` of the page height (its centre)."""
-    return round((_top(row) + _bottom(row)) / 2 / (FP.place_share * height))
+    return round((top_of(row) + bottom_of(row)) / 2 / (FP.place_share * height))
 
 
 def band_signatures(boxes: Sequence[Box], height: float) -> set[str]:
@@ -306,8 +306,8 @@ def band_signatures(boxes: Sequence[Box], height: float) -> set[str]:
     signature by band ("t:" or "b:") and, apart, with its place ("t@3:"), which a running head keeps from page to
     page and a body line that happens to recur does not."""
     out = set()
-    for row in rows_of([b for b in boxes if b.text.strip()]):
-        top, bottom = min(b.y0 for b in row), max(b.y1 for b in row)
+    for row in _rows([b for b in boxes if b.text.strip()]):
+        top, bottom = y_span(row)
         if bottom < FP.band_share * height or top > (1 - FP.band_share) * height:
             sig = signature(" ".join(b.text.strip() for b in row))
             if len(sig) >= 4:  # top and bottom kept apart: a body line near one margin is no running head
@@ -328,7 +328,8 @@ def _repeated_edge_rows(rows: list[Row], height: float, repeated: set[str]) -> s
     drop: set[int] = set()
     for band, seq in (("t", rows), ("b", rows[::-1])):
         for row in seq[: FP.max_block_rows]:
-            in_band = _bottom(row) < FP.band_share * height if band == "t" else _top(row) > (1 - FP.band_share) * height
+            top, bottom = y_span(row)
+            in_band = bottom < FP.band_share * height if band == "t" else top > (1 - FP.band_share) * height
             if not (in_band and _repeated_in_place(row, height, band, repeated)):
                 break
             drop.update(id(b) for b in row)

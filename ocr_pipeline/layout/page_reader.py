@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.boxes import Box, Rule
 from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget
 from ocr_pipeline.layout.footnotes import footnote_ids
 from ocr_pipeline.layout.furniture import Regions, furniture_rows, in_furniture_regions, strip_mark
@@ -19,7 +19,7 @@ from ocr_pipeline.layout.param_fields import doc_field
 from ocr_pipeline.layout.reading_order import join_line, order_lines
 from ocr_pipeline.layout.scan_layout import halves, letterhead, margin_pieces
 from ocr_pipeline.layout.simple_order import simple_lines
-from ocr_pipeline.layout.table_html import Rule, find_tables
+from ocr_pipeline.layout.table_html import find_tables
 
 
 @dataclass(frozen=True)

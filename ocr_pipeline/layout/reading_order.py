@@ -17,7 +17,7 @@ import bisect
 import statistics
 from collections.abc import Sequence
 
-from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.boxes import Box, x_span, y_span
 from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget
 from ocr_pipeline.layout.column_params import COLUMN_PARAMS as CP
 from ocr_pipeline.layout.columns import RegionTooLarge, crossing, gutter_candidates, inset_block, line_number_stacks
@@ -48,7 +48,7 @@ def find_column_cut(
     budget = budget or LayoutBudget()
     budget.charge(len(boxes))
     h = line_height or _median_height(boxes)
-    x_min, x_max = min(b.x0 for b in boxes), max(b.x1 for b in boxes)
+    x_min, x_max = x_span(boxes)
     best: tuple[float, float] | None = None
     for a, b in _gaps([(bx.x0, bx.x1) for bx in boxes], CP.column_gap_line_heights * h):
         # Both sides must be wide, as text columns are; table cells, labels and equation
@@ -178,7 +178,7 @@ def _prose_columns(block: list[Box], following: list[list[Box]], h: float, budge
 def _crossed_gutter(boxes: list[Box], h: float, budget: LayoutBudget, depth: int) -> list[list[Box]] | None:
     """Columns beside a gutter that a title, caption or pull quote crosses: the boxes spanning it cut the region
     into bands read one after another, each band column by column; boxes that only overhang it keep their side."""
-    x_min, x_max = min(b.x0 for b in boxes), max(b.x1 for b in boxes)
+    x_min, x_max = x_span(boxes)
     for x in gutter_candidates(boxes, h, CP.river_gap_line_heights * h, budget):
         if min(x - x_min, x_max - x) < CP.min_column_width_share * (x_max - x_min):
             continue
@@ -217,7 +217,7 @@ def _enclosed(insets: list[Box], left: list[Box], right: list[Box], h: float) ->
     under figures) is no inset, and the region is left to be cut into strips."""
     if not insets:
         return True
-    top, bottom = min(b.y0 for b in insets), max(b.y1 for b in insets)
+    top, bottom = y_span(insets)
     reach = CP.enclosing_gap_heights * h
     return all(
         any(top - reach <= b.y1 <= top for b in side) and any(bottom <= b.y0 <= bottom + reach for b in side)

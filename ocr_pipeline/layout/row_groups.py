@@ -1,7 +1,7 @@
 """Boxes grouped into visual rows: the one row-grouping primitive, its overlap rule a parameter.
 
-Tables, the simple reading order and the letterhead rule group rows by different overlap rules that their outputs
-were tuned with; each is a named `RowRule` here, so the grouping loop is written once.
+Tables, furniture, the simple reading order and the letterhead rule group rows by different overlap rules that their
+outputs were tuned with; each is a named `RowRule` here, so the grouping loop is written once.
 """
 
 from __future__ import annotations
@@ -31,6 +31,9 @@ class RowRule:
 
 # Table cells (table_html.rows_of): rows of cells whose heights differ, a shared band enough.
 TABLE_ROW_RULE = RowRule(band="union", share=0.4, of="smaller")
+# The lines furniture is judged by (furniture.py): a running head's pieces differ in height as a table row's cells do
+# (a page number set larger than its title), so the same rule, which furniture's thresholds were measured with.
+FURNITURE_ROW_RULE = RowRule(band="union", share=0.4, of="smaller")
 # The simple reading order's lines (simple_order.simple_lines): O(n log n) whatever the boxes.
 READING_LINE_RULE = RowRule(band="median", share=0.5, of="smaller")
 # The letterhead rule's rows (scan_layout.letterhead): a box joins when half of it lies in the row.

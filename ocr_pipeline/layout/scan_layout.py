@@ -19,12 +19,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.boxes import Box, Rule, bottom_of, top_of, width_of, x_span, y_span
 from ocr_pipeline.layout.budget import LayoutBudget
 from ocr_pipeline.layout.reading_order import is_upright
 from ocr_pipeline.layout.row_groups import LETTERHEAD_ROW_RULE, group_rows
 from ocr_pipeline.layout.scan_params import SCAN_PARAMS as P
-from ocr_pipeline.layout.table_html import Rule
 
 
 def page_slope(quads: Sequence[np.ndarray]) -> float:
@@ -99,7 +98,7 @@ def fold_cut(boxes: Sequence[Box], width: float) -> float | None:
     if len(boxes) < 4:
         return None
     h = statistics.median(b.height for b in boxes)
-    total, top, bottom = _chars(boxes), min(b.y0 for b in boxes), max(b.y1 for b in boxes)
+    total, (top, bottom) = _chars(boxes), y_span(boxes)
     spans = sorted((b.x0, b.x1) for b in boxes)
     best: tuple[float, float] | None = None
     end = spans[0][1]
@@ -118,7 +117,7 @@ def fold_cut(boxes: Sequence[Box], width: float) -> float | None:
         lines = [b for b in side if b.x1 - b.x0 >= P.fold_line_heights * h]
         if len(lines) < P.fold_min_lines or _chars(side) < P.fold_min_text_share * total:
             return None
-        if max(b.y1 for b in lines) - min(b.y0 for b in lines) < P.fold_min_span_share * (bottom - top):
+        if bottom_of(lines) - top_of(lines) < P.fold_min_span_share * (bottom - top):
             return None
     return x
 
@@ -143,7 +142,7 @@ def margin_pieces(
     flat = [b for b in boxes if not is_upright(b, h)]
     drop: set[int] = set()
     if flat:
-        body_left, body_right = min(b.x0 for b in flat), max(b.x1 for b in flat)
+        body_left, body_right = x_span(flat)
         # A note written up or down the side margin, wholly outside the lines of text.
         drop |= {id(b) for b in boxes if is_upright(b, h) and (b.x0 >= body_right or b.x1 <= body_left)}
     width = right - left
@@ -183,19 +182,19 @@ def letterhead(boxes: Sequence[Box], height: float) -> set[int]:
         # Lines wholly above the name, each smaller than it (a motto, "Founded 1814", a telephone number).
         return {id(b) for b in flat if b.y1 <= title.y0 + 0.25 * title.height and b.height * 1.5 <= title.height}
     rows = group_rows(flat, LETTERHEAD_ROW_RULE)
-    left, right = min(b.x0 for b in flat), max(b.x1 for b in flat)
+    left, right = x_span(flat)
     block: list[list[Box]] = []
     for k, row in enumerate(rows[: P.letterhead_rows + 1]):
         block.append(row)
         nxt = rows[k + 1] if k + 1 < len(rows) else None
-        gap = None if nxt is None else min(b.y0 for b in nxt) - max(b.y1 for b in row)
+        gap = None if nxt is None else top_of(nxt) - bottom_of(row)
         if gap is not None and gap > P.letterhead_apart_heights * h:
             break
     else:
         return set()
-    if len(block) > P.letterhead_rows or max(b.y1 for row in block for b in row) > P.corner_top_share * height:
+    if len(block) > P.letterhead_rows or bottom_of(b for row in block for b in row) > P.corner_top_share * height:
         return set()
-    short = all(max(b.x1 for b in r) - min(b.x0 for b in r) < P.letterhead_width_share * (right - left) for r in block)
+    short = all(width_of(r) < P.letterhead_width_share * (right - left) for r in block)
     small = sum(max(b.height for b in r) < P.small_share * h for r in block)
     if short and len(block) >= 2 and 2 * small > len(block):
         return {id(b) for r in block for b in r}

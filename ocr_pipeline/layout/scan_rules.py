@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ocr_pipeline.layout.table_html import Rule
+from ocr_pipeline.layout.boxes import Rule
 
 # Pixels darker than this (0-255 grey) are ink; scans are dark text on a light page.
 INK_LEVEL = 140

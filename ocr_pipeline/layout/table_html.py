@@ -11,28 +11,12 @@ from __future__ import annotations
 import html
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from ocr_pipeline.layout.boxes import Box, Rule, bottom_of, left_of, right_of, top_of, x_span
 from ocr_pipeline.layout.budget import LayoutBudget
 from ocr_pipeline.layout.columns import line_number_stacks
-from ocr_pipeline.layout.reading_order import Box
 from ocr_pipeline.layout.row_groups import TABLE_ROW_RULE, group_rows
 from ocr_pipeline.layout.table_params import TABLE_PARAMS as TP
-
-
-@dataclass(frozen=True)
-class Rule:
-    """A ruling line: horizontal (y0 == y1 within a point or two) or vertical."""
-
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-
-    @property
-    def horizontal(self) -> bool:
-        """Wider than tall."""
-        return self.x1 - self.x0 >= self.y1 - self.y0
 
 
 def rows_of(boxes: Sequence[Box]) -> list[list[Box]]:
@@ -96,7 +80,7 @@ def _table_box(boxes: list[Box], rules: Sequence[Rule], min_cols: int, budget: L
     """The HTML table of `boxes`, as one box covering them, or None when they do not form a table."""
     budget.charge(len(boxes) + len(rules))
     rows = rows_of(boxes)
-    x0, x1 = min(b.x0 for b in boxes), max(b.x1 for b in boxes)
+    x0, x1 = x_span(boxes)
     edges = _column_edges(rows, x0, x1, rules)
     if len(edges) + 1 < min_cols or len(rows) < 2:
         return None
@@ -107,13 +91,13 @@ def _table_box(boxes: list[Box], rules: Sequence[Rule], min_cols: int, budget: L
     if not rules and _prose_like(boxes):
         return None
     grid = _grid(rows, edges, budget)
-    return Box(x0, min(b.y0 for b in boxes), x1, max(b.y1 for b in boxes), to_html(grid))
+    return Box(x0, top_of(boxes), x1, bottom_of(boxes), to_html(grid))
 
 
 def _prose_between(boxes: Sequence[Box], a: Rule, b: Rule, budget: LayoutBudget) -> bool:
     """Whether a line of running text lies between two rules (then they rule different tables)."""
     budget.charge(len(boxes))
-    x0, x1 = min(a.x0, b.x0), max(a.x1, b.x1)
+    x0, x1 = x_span((a, b))
     # Only text across the rules counts: a paragraph in the next column beside a table splits nothing.
     return any(
         a.y0 < box.yc < b.y0
@@ -161,7 +145,7 @@ def _ruled_regions(
                 break
         else:
             regions.append([r])
-    return [(min(r.x0 for r in g), g[0].y0, max(r.x1 for r in g), g[-1].y1) for g in regions if len(g) >= 2]
+    return [(left_of(g), g[0].y0, right_of(g), g[-1].y1) for g in regions if len(g) >= 2]
 
 
 def _outside_prose_columns(row: list[Box], sentences: Sequence[Box], h: float, budget: LayoutBudget) -> list[Box]:
@@ -187,7 +171,7 @@ def _plain_blocks(boxes: list[Box], h: float, budget: LayoutBudget) -> list[list
     sentences = [b for b in boxes if _sentence(b)]
     for row in rows_of([b for b in boxes if not _sentence(b)]):
         row = _outside_prose_columns(row, sentences, h, budget)
-        top = min(b.y0 for b in row)
+        top = top_of(row)
         if (
             len(row) >= TP.min_plain_cols
             and blocks
@@ -199,7 +183,7 @@ def _plain_blocks(boxes: list[Box], h: float, budget: LayoutBudget) -> list[list
             blocks.append([row])
         else:
             blocks.append([])
-        prev_bottom = max(b.y1 for b in row)
+        prev_bottom = bottom_of(row)
     return [[b for row in rows for b in row] for rows in blocks if len(rows) >= TP.min_plain_rows]
 
 

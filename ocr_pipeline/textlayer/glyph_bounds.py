@@ -13,13 +13,13 @@ from __future__ import annotations
 import ctypes
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TypeVar
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.boxes import Box, Rule
 from ocr_pipeline.layout.budget import LayoutBudget
-from ocr_pipeline.layout.table_html import Rule
 from ocr_pipeline.textlayer.glyphs import Glyph, read_glyphs
 from ocr_pipeline.textlayer.small_caps import small_caps_objects
 
@@ -94,23 +94,18 @@ def glyphs_on_page(glyphs: list[Glyph], width: float, height: float, budget: Lay
     return out
 
 
-def boxes_on_page(boxes: Sequence[Box], width: float, height: float) -> list[Box]:
-    """Boxes (y down) on a page `width` by `height`: those wholly off it dropped, the rest cut at its edges."""
+# Boxes and ruling lines are cut alike: each is a frozen rectangle whose other fields (a box's text) are kept.
+OnPage = TypeVar("OnPage", Box, Rule)
+
+
+def on_page(items: Sequence[OnPage], width: float, height: float) -> list[OnPage]:
+    """Boxes or ruling lines (y down) on a page `width` by `height`: those wholly off it dropped, the rest cut at its
+    edges."""
     out = []
-    for b in boxes:
+    for b in items:
         if b.x0 >= 0.0 and b.y0 >= 0.0 and b.x1 <= width and b.y1 <= height:
             out.append(b)
         elif not _outside((b.x0, b.y0, b.x1, b.y1), width, height):
-            out.append(Box(*_clip((b.x0, b.y0, b.x1, b.y1), width, height), b.text))
-    return out
-
-
-def rules_on_page(rules: Sequence[Rule], width: float, height: float) -> list[Rule]:
-    """Ruling lines (y down) on the page, cut at its edges."""
-    out = []
-    for r in rules:
-        if r.x0 >= 0.0 and r.y0 >= 0.0 and r.x1 <= width and r.y1 <= height:
-            out.append(r)
-        elif not _outside((r.x0, r.y0, r.x1, r.y1), width, height):
-            out.append(Rule(*_clip((r.x0, r.y0, r.x1, r.y1), width, height)))
+            x0, y0, x1, y1 = _clip((b.x0, b.y0, b.x1, b.y1), width, height)
+            out.append(replace(b, x0=x0, y0=y0, x1=x1, y1=y1))
     return out

@@ -14,14 +14,13 @@ from typing import Any
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.boxes import Box, Rule
 from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget
 from ocr_pipeline.layout.drop_caps import join_drop_caps
 from ocr_pipeline.layout.furniture import Regions
 from ocr_pipeline.layout.page_reader import TEXT_LAYER_PAGE, read_page
-from ocr_pipeline.layout.table_html import Rule
 from ocr_pipeline.textlayer.form_fields import form_runs
-from ocr_pipeline.textlayer.glyph_bounds import boxes_on_page, glyphs_on_page, page_glyphs, rules_on_page
+from ocr_pipeline.textlayer.glyph_bounds import glyphs_on_page, on_page, page_glyphs
 from ocr_pipeline.textlayer.glyphs import split_runs
 from ocr_pipeline.textlayer.math.latex import latex_formulas, outside_math
 from ocr_pipeline.textlayer.page_space import PageSpace, place, reading_frame
@@ -107,7 +106,7 @@ def page_layout(page: pdfium.PdfPage, budget: LayoutBudget | None = None) -> Pag
         glyphs = page_glyphs(textpage, page, budget)
         shown = PageSpace.of(page)
         space = reading_frame(shown, glyphs)
-        rules = rules_on_page(_rules(page, space), space.width, space.height) if glyphs else []
+        rules = on_page(_rules(page, space), space.width, space.height) if glyphs else []
         placed = glyphs_on_page(place(glyphs, space), space.width, space.height, budget)
         # Past the budget, formulas stay as their glyphs and drop capitals apart (noted).
         with contextlib.suppress(BudgetSpent):
@@ -116,7 +115,7 @@ def page_layout(page: pdfium.PdfPage, budget: LayoutBudget | None = None) -> Pag
         with contextlib.suppress(BudgetSpent):
             runs = join_drop_caps(runs, budget)
         # Filled form fields: their values are not in the text page.
-        runs += boxes_on_page(form_runs(page, space), space.width, space.height)
+        runs += on_page(form_runs(page, space), space.width, space.height)
     finally:
         textpage.close()
     return PageLayout(runs, rules if runs else [], space.width, space.height, budget.notes, space == shown)

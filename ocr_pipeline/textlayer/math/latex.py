@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Protocol
 
+from ocr_pipeline.layout.boxes import bounds
 from ocr_pipeline.layout.budget import LayoutBudget
 from ocr_pipeline.textlayer.glyphs import Glyph
 from ocr_pipeline.textlayer.math.find import find_formulas
@@ -190,15 +191,15 @@ def _rules_in(rules: list[FractionBar], items: list[Item]) -> list[FractionBar]:
     """The rules drawn inside a formula's box (a fraction bar reaches a little past its stacks, an overline a little
     over them)."""
     size = max(it.size for it in items)
-    x0, y0 = min(it.x0 for it in items) - size, min(it.y0 for it in items) - 0.5 * size
-    x1, y1 = max(it.x1 for it in items) + size, max(it.y1 for it in items) + 0.5 * size
+    x0, y0, x1, y1 = bounds(items)
+    x0, y0, x1, y1 = x0 - size, y0 - 0.5 * size, x1 + size, y1 + 0.5 * size
     return [r for r in rules if r.x0 >= x0 and r.x1 <= x1 and r.y0 >= y0 and r.y1 <= y1]
 
 
 def _glyph(latex: str, items: list[Item]) -> Glyph:
     size = max(it.size for it in items)
     bases = [it.base for it in items if it.base is not None and it.size >= 0.85 * size]
-    box = (min(i.x0 for i in items), min(i.y0 for i in items), max(i.x1 for i in items), max(i.y1 for i in items))
+    box = bounds(items)
     return Glyph(latex, box, size, baseline=bases[0] if bases else None)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ocr_pipeline.layout.boxes import bounds, right_of, x_span, y_span
 from ocr_pipeline.textlayer.math.rows import (
     AXIS,
     RELATIONS,
@@ -36,8 +37,7 @@ BIG_OPERATORS = {
 
 
 def _union(latex: str, parts: list[Item], size: float, base: float | None) -> Item:
-    return Item(latex, min(p.x0 for p in parts), min(p.y0 for p in parts), max(p.x1 for p in parts),
-                max(p.y1 for p in parts), size, base)  # fmt: skip
+    return Item(latex, *bounds(parts), size, base)
 
 
 def _stack(items: list[Item], x0: float, x1: float, edge: float, above: bool, limit: float | None = None) -> list[Item]:
@@ -53,7 +53,7 @@ def _stack(items: list[Item], x0: float, x1: float, edge: float, above: bool, li
     near = [it for it in inside if abs((it.y0 if above else it.y1) - edge) <= STACK_GAP * it.size]
     grown, seen = list(near), {id(it) for it in near}
     while near:
-        lo, hi = min(it.y0 for it in grown), max(it.y1 for it in grown)
+        lo, hi = y_span(grown)
         near = [
             it for it in inside
             if id(it) not in seen and it.axis is None and it.y0 < hi + 0.3 * it.size and it.y1 > lo - 0.3 * it.size
@@ -166,8 +166,7 @@ def _widen(items: list[Item], seed: list[Item]) -> list[Item]:
     out, seen = list(seed), set(map(id, seed))
     grew = bool(seed)
     while grew:
-        lo, hi = min(i.y0 for i in out), max(i.y1 for i in out)
-        left, right = min(i.x0 for i in out), max(i.x1 for i in out)
+        (lo, hi), (left, right) = y_span(out), x_span(out)
         more = [
             it for it in items
             if id(it) not in seen and lo <= it.yc <= hi
@@ -214,7 +213,7 @@ def _cells(line: list[Item]) -> list[str]:
     line = sorted(line, key=lambda it: it.x0)
     cells: list[list[Item]] = [[]]
     for it in line:
-        if cells[-1] and it.x0 - max(c.x1 for c in cells[-1]) > CELL_GAP * it.size:
+        if cells[-1] and it.x0 - right_of(cells[-1]) > CELL_GAP * it.size:
             cells.append([])
         cells[-1].append(it)
     return [row_latex(cell) for cell in cells]

@@ -12,7 +12,7 @@ import pytest
 
 from ocr_pipeline.engines.cpu import CpuEngine
 from ocr_pipeline.layout import budget as layout_budget
-from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.boxes import Box, Rule
 from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget, join_notes
 from ocr_pipeline.layout.columns import RegionTooLarge, crossing, gutter_candidates, inset_block, line_number_stacks
 from ocr_pipeline.layout.drop_caps import join_drop_caps
@@ -20,7 +20,7 @@ from ocr_pipeline.layout.footnotes import footnote_ids
 from ocr_pipeline.layout.reading_order import find_column_cut, order_lines, order_text
 from ocr_pipeline.layout.scan_layout import margin_pieces
 from ocr_pipeline.layout.simple_order import simple_lines
-from ocr_pipeline.layout.table_html import Rule, find_tables
+from ocr_pipeline.layout.table_html import find_tables
 from ocr_pipeline.pdf import page_rows
 from ocr_pipeline.pdf.page_rows import document_pages
 from ocr_pipeline.records import PageInput
@@ -69,8 +69,8 @@ def test_a_glyph_a_million_points_off_the_page_is_left_out(tmp_path: Path) -> No
 
 def test_boxes_and_rules_off_the_page_are_cut_at_its_edges() -> None:
     boxes = [Box(-5, 10, 20, 20, "a"), Box(1e6, 10, 1e6 + 5, 20, "b"), Box(float("nan"), 0, 1, 1, "c")]
-    assert glyph_bounds.boxes_on_page(boxes, 100, 100) == [Box(0, 10, 20, 20, "a")]
-    assert glyph_bounds.rules_on_page([Rule(-50, 5, 150, 5), Rule(0, 200, 10, 200)], 100, 100) == [Rule(0, 5, 100, 5)]
+    assert glyph_bounds.on_page(boxes, 100, 100) == [Box(0, 10, 20, 20, "a")]
+    assert glyph_bounds.on_page([Rule(-50, 5, 150, 5), Rule(0, 200, 10, 200)], 100, 100) == [Rule(0, 5, 100, 5)]
     budget = LayoutBudget()
     glyphs = [Glyph("x", (-1e6, 0, -1e6 + 5, 10)), Glyph(" ", None), Glyph("y", (95, 5, 105, 15))]
     kept = glyph_bounds.glyphs_on_page(glyphs, 100, 100, budget)

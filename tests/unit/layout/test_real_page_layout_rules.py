@@ -8,8 +8,9 @@ import io
 import pypdfium2 as pdfium
 from reportlab.pdfgen import canvas
 
+from ocr_pipeline.layout.boxes import Rule
 from ocr_pipeline.layout.reading_order import Box, order_lines
-from ocr_pipeline.layout.table_html import Rule, find_tables
+from ocr_pipeline.layout.table_html import find_tables
 from ocr_pipeline.textlayer.reader import clean_text, extract_page_text
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ocr_pipeline.layout.boxes import Box
+from ocr_pipeline.layout.boxes import Box, Rule
 from ocr_pipeline.layout.reading_order import order_lines
 from ocr_pipeline.layout.scan_layout import (
     Leveller,
@@ -15,7 +15,6 @@ from ocr_pipeline.layout.scan_layout import (
     margin_pieces,
     page_slope,
 )
-from ocr_pipeline.layout.table_html import Rule
 
 WIDTH, HEIGHT = 1000.0, 1300.0
 
