@@ -37,7 +37,10 @@ Rows = list[dict[str, Any]]
 
 
 def _docs(ws: LocalWorkspace, change: Callable[[Rows], None]) -> None:
-    docs = read_gzip_jsonl(ws.read_bytes(dolma_key(GROUP)))
+    # In the order of their file names: the shard's own order follows the ids, digests of the checkout's paths.
+    docs = sorted(
+        read_gzip_jsonl(ws.read_bytes(dolma_key(GROUP))), key=lambda d: Path(d["metadata"]["Source-File"]).name
+    )
     change(docs)
     ws.write_bytes(dolma_key(GROUP), gzip_jsonl(docs))
 
@@ -170,6 +173,9 @@ def outcomes(workspace: Path, names: dict[str, str]) -> dict[str, dict[str, Any]
             outcome = evaluate(test, data)
             kept = {k: _plain(v, names) for k, v in outcome.metadata.items() if k not in NOT_OUTCOMES}
             found[f"{asset}/{test.name}"] = {"passed": outcome.passed, **kept}
+    close = getattr(data, "close", None)  # the interpreter's PartitionData had nothing to close
+    if close is not None:
+        close()
     return found
 
 
