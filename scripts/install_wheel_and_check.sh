@@ -16,7 +16,8 @@ WHEEL=$(ls "$SCRATCH"/dist/ocr_pipeline-*.whl)
 "$PY" - "$WHEEL" <<'PYCHECK'
 import sys, zipfile
 names = zipfile.ZipFile(sys.argv[1]).namelist()
-need = ["ocr_pipeline/checks/dbt_like_checks/dolma_shards.yml", "ocr_pipeline/launch/k8s/ocr-pod-template.yaml",
+need = ["ocr_pipeline/checks/dbt_like_checks/dolma_shards.yml", "ocr_pipeline/checks/dbt_like_checks/tests/unique_pages.sql",
+        "ocr_pipeline/launch/k8s/ocr-pod-template.yaml",
         "ocr_pipeline/samples/born_digital_report.pdf", "ocr_pipeline/py.typed", "ocr_pipeline/canary/pages/tests.jsonl",
         "ocr_pipeline/canary/pages/pdfs/scan_text_14.pdf", "ocr_pipeline/canary/pages/reference/table_grid_8.md",
         "ocr_pipeline/regions/layout_cdla.onnx", "ocr_pipeline/regions/MODEL.md", "ocr_pipeline/regions/LICENSE"]
@@ -41,8 +42,9 @@ CANARY=$("$VENV/bin/python" -c "from ocr_pipeline.canary.bench_set import shippe
 for path in "$SAMPLE" "$CHECKS" "$CANARY"; do
   case "$path" in "$SRC"/*) echo "the installed package reads from the checkout: $path" >&2; exit 1 ;; esac
 done
-# The YAML tests the build mapped in from the repository's dbt_like_checks/ parse from the installed copy.
-"$VENV/bin/python" -c "from ocr_pipeline.checks.spec import load_dir, shipped_checks_dir as d; assert load_dir(d()).tests"
+# The data tests the build mapped in from the repository's dbt_like_checks/ (YAML and singular SQL) load from the
+# installed copy, every query bound by DuckDB.
+"$VENV/bin/python" -c "from ocr_pipeline.checks.spec import load_dir, shipped_checks_dir as d; t = load_dir(d()).tests; assert any(s.type == 'singular' for v in t.values() for s in v)"
 # The model canary's pages and tests load from the installed copy (every PDF a test names is there).
 "$VENV/bin/python" -c "from ocr_pipeline.canary.bench_set import load_bench_set as l, shipped_tests_file as f; assert len(l(f()).pages) == 32"
 # The layout model loads from the installed copy and finds nothing on a blank page.

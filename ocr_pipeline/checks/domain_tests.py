@@ -1,5 +1,5 @@
-"""Domain tests too specific for the generic ones: Dolma schema, inventory accounting, rendered page counts,
-and the partition gates on the OCR manifest's per-page quality signals."""
+"""Domain tests too specific for the generic ones: Dolma schema, inventory accounting (in SQL), rendered page counts,
+and the partition gates on the OCR manifest's per-page quality signals (in Python: their rules are Python's)."""
 
 from __future__ import annotations
 
@@ -8,18 +8,11 @@ import statistics
 from collections import Counter
 from typing import Any
 
-from ocr_pipeline.checks.generic_tests import (
-    SAMPLE_ROWS,
-    Implementation,
-    Outcome,
-    gate_metadata,
-    gate_of,
-    rows_outcome,
-    sample_row,
-)
+from ocr_pipeline.checks.declared import TestSpec
+from ocr_pipeline.checks.generic_tests import failing_rows
 from ocr_pipeline.checks.loaders import PartitionData
-from ocr_pipeline.checks.paths import get_path
-from ocr_pipeline.checks.spec import TestSpec
+from ocr_pipeline.checks.outcome import SAMPLE_ROWS, Implementation, Outcome, rows_outcome, sample_row
+from ocr_pipeline.checks.rate_tests import gate_metadata, gate_of
 from ocr_pipeline.quality.degenerate import failed_answer
 from ocr_pipeline.workspace.ledger import read_stage_rejections
 
@@ -92,29 +85,34 @@ def dolma_schema(spec: TestSpec, data: PartitionData) -> Outcome:
     return rows_outcome(spec, len(docs), failing, "break the Dolma document contract")
 
 
+# How often each source of the group appears among its inputs, documents and ledger lines, and what is wrong with
+# that. One aggregate, no join: a null source is one group, as it is one key of a Python Counter. Sources are listed
+# as Python sorts their text (a null as 'None').
+ACCOUNTING_SQL = """
+WITH appearances AS (
+    SELECT source, 1 AS inputs, 0 AS documents, 0 AS rejections FROM pdf_inventory
+    UNION ALL SELECT metadata."Source-File", 0, 1, 0 FROM dolma_shards
+    UNION ALL SELECT source, 0, 0, 1 FROM rejected),
+counted AS (
+    SELECT source, sum(inputs) AS inputs, sum(documents) AS documents, sum(rejections) AS rejections
+    FROM appearances GROUP BY source)
+SELECT source, CASE
+    WHEN inputs = 0 THEN 'not in the inventory'
+    WHEN documents + rejections = 0 THEN 'neither a document nor a rejection'
+    WHEN documents > 0 AND rejections > 0 THEN 'both a document and a rejection'
+    WHEN documents + rejections > 1 OR inputs > 1 THEN 'counted more than once'
+  END AS problem
+FROM counted WHERE problem IS NOT NULL ORDER BY coalesce(CAST(source AS VARCHAR), 'None')
+"""
+
+
 def inventory_accounting(spec: TestSpec, data: PartitionData) -> Outcome:
     """Every inventoried input of the group is exactly one document or one ledger line, and nothing else is."""
-    inputs = Counter(r["source"] for r in data.rows("pdf_inventory"))
-    docs = Counter(get_path(d, "metadata.Source-File") for d in data.rows("dolma_shards"))
-    ledger = Counter(r["source"] for r in data.rows("rejected"))
-    failing: list[dict[str, Any]] = []
-    for source in sorted(set(inputs) | set(docs) | set(ledger), key=str):
-        where = docs[source] + ledger[source]
-        if source not in inputs:
-            problem = "not in the inventory"
-        elif where == 0:
-            problem = "neither a document nor a rejection"
-        elif docs[source] and ledger[source]:
-            problem = "both a document and a rejection"
-        elif where > 1 or inputs[source] > 1:
-            problem = "counted more than once"
-        else:
-            continue
-        failing.append({"source": source, "problem": problem})
-    outcome = rows_outcome(spec, sum(inputs.values()), failing, "are not accounted for exactly once")
-    documents, rejections = sum(docs.values()), sum(ledger.values())
-    outcome.metadata.update(inputs=sum(inputs.values()), documents=documents, rejections=rejections)
-    outcome.summary += f"; inputs {sum(inputs.values())} = documents {documents} + rejections {rejections}"
+    count, sample = failing_rows(spec, data, ACCOUNTING_SQL)
+    inputs, documents, rejections = (data.table(t).num_rows for t in ("pdf_inventory", "dolma_shards", "rejected"))
+    outcome = rows_outcome(spec, inputs, sample, "are not accounted for exactly once", count=count)
+    outcome.metadata.update(inputs=inputs, documents=documents, rejections=rejections)
+    outcome.summary += f"; inputs {inputs} = documents {documents} + rejections {rejections}"
     return outcome
 
 
@@ -154,13 +152,18 @@ def page_quality(row: dict[str, Any]) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def _qualities(spec: TestSpec, data: PartitionData) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+    """Each row with its parsed quality signals, parsed once for the three gates that read them."""
+    return data.memo(f"quality:{spec.asset}", lambda: [(r, page_quality(r)) for r in data.rows(spec.asset)])
+
+
 def degenerate_page_share(spec: TestSpec, data: PartitionData) -> Outcome:
     """The pages with quality signals that are model failures (quality.degenerate.failed_answer: a repetition loop,
     a paragraph written twice, cut at the token limit, another language than the trusted layer, invented text, text
     on a blank page) stay within `max` (with `false_alarm`: within what chance allows a model failing `max` of
     pages, failure_gate); pages without signals (manifests older than the `quality` column) count as neither."""
     rows = data.rows(spec.asset)
-    judged = [(r, q) for r in rows if (q := page_quality(r)) is not None]
+    judged = [(r, q) for r, q in _qualities(spec, data) if q is not None]
     failures = [(r, kinds) for r, q in judged if (kinds := failed_answer(q))]
     hits = [r for r, _ in failures]
     share = len(hits) / len(judged) if judged else 0.0
@@ -190,8 +193,7 @@ def median_text_layer_agreement(spec: TestSpec, data: PartitionData) -> Outcome:
     """
     rows = data.rows(spec.asset)
     scored = []
-    for row in rows:
-        quality = page_quality(row)
+    for row, quality in _qualities(spec, data):
         value = quality.get("text_layer_agreement") if quality else None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             scored.append((float(value), row))

@@ -1,189 +1,147 @@
-"""Evaluate each test type on one partition's data into an outcome: passed, counts, a few offending rows."""
+"""The generic (dbt-style) tests, each run as SQL on the group's tables (generic_sql.py): passed, counts, the first
+failing rows."""
 
 from __future__ import annotations
 
-import ast
-from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import re
+from pathlib import Path
 from typing import Any
 
-from ocr_pipeline.checks.expressions import Evaluator, ExpressionError, dotted, parse_expression
-from ocr_pipeline.checks.failure_gate import FailureGate
-from ocr_pipeline.checks.loaders import KEY_COLUMNS, PAGE_PREDICATES, PartitionData
-from ocr_pipeline.checks.paths import brief, get_path
-from ocr_pipeline.checks.spec import TestSpec
-from ocr_pipeline.records import UNREADABLE_PAGE_PREFIX
+from ocr_pipeline.checks import generic_sql as sql
+from ocr_pipeline.checks.declared import TestSpec
+from ocr_pipeline.checks.loaders import PartitionData
+from ocr_pipeline.checks.outcome import SAMPLE_ROWS, Implementation, Outcome, plain, rows_outcome
+from ocr_pipeline.checks.sql_tables import METRICS, METRICS_TABLE
 
-SAMPLE_ROWS = 5
+__all__ = ["GENERIC_TESTS", "Outcome", "failing_rows", "row_check", "scanned_key"]
 
-
-@dataclass
-class Outcome:
-    """The result of one test on one partition; metadata values are plain JSON-able data."""
-
-    passed: bool
-    summary: str
-    metadata: dict[str, Any] = field(default_factory=dict)
+# The column that carries a metrics expression's verdict beside the metrics.
+RESULT = "__passed"
 
 
-def sample_row(dataset: str, row: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    """A row's identifying columns plus what was wrong with it, cut short for display."""
-    shown = {key: brief(get_path(row, key)) for key in KEY_COLUMNS.get(dataset, [])}
-    return {**shown, **{k: brief(v) for k, v in extra.items()}}
+def failing_rows(spec: TestSpec, data: PartitionData, query: str) -> tuple[int, list[dict[str, Any]]]:
+    """How many rows the query returns and the first few, as plain values."""
+    count, first, _ = data.session(spec.asset).rows(query, SAMPLE_ROWS)
+    return count, [plain(row) for row in first]
 
 
-def rows_outcome(spec: TestSpec, checked: int, failing: list[dict[str, Any]], what: str) -> Outcome:
-    """Judge a row-level test against its thresholds (`max_failing`, `max_failing_rate`; default none may fail)."""
-    share = len(failing) / checked if checked else 0.0
-    max_rate = spec.params.get("max_failing_rate")
-    max_count = spec.params.get("max_failing", 0 if max_rate is None else float("inf"))
-    passed = len(failing) <= max_count and (max_rate is None or share <= max_rate)
-    limits = [f"at most {max_count} rows"] if max_count != float("inf") else []
-    limits += [f"at most {max_rate:.2%} of rows"] if max_rate is not None else []
-    summary = f"{len(failing)} of {checked} rows {what} (allowed: {', '.join(limits)})"
-    return Outcome(
-        passed,
-        summary,
-        {
-            "rows_checked": checked,
-            "failing_rows": len(failing),
-            "failing_share": round(share, 6),
-            "allowed": ", ".join(limits),
-            "sample": failing[:SAMPLE_ROWS],
-        },
-    )
+def row_check(spec: TestSpec) -> sql.RowCheck | None:
+    """A row test's failing rows as SQL (None for the other tests), as scan_plan.py also reads them."""
+    p, asset = spec.params, spec.asset
+    if spec.type == "unique":
+        return sql.unique(asset, p["column"])[0]
+    if spec.type == "not_null":
+        return sql.not_null(asset, p["column"])
+    if spec.type == "accepted_values":
+        return sql.accepted_values(asset, p["column"], p["values"])[0]
+    if spec.type == "relationships":
+        targets = p["to"] if isinstance(p["to"], list) else [p["to"]]
+        return sql.relationships(p.get("from") or f"{asset}.{p['column']}", targets)
+    if spec.type == "expression_is_true" and p.get("table", asset) != METRICS_TABLE:
+        return sql.expression_is_true(p.get("table", asset), expression_of(spec))
+    return None
+
+
+def scanned_key(spec: TestSpec) -> str:
+    """Where scan_plan.py leaves a row test's count and first failing rows in the partition's memo."""
+    return f"failing:{spec.asset}:{spec.name}"
+
+
+def _checked(data: PartitionData, dataset: str) -> int:
+    """The rows a row test judged: the table's, read from Arrow rather than asked of DuckDB (a query costs ms)."""
+    return 1 if dataset == METRICS_TABLE else data.table(dataset).num_rows
+
+
+def _rows_test(spec: TestSpec, data: PartitionData, what: str) -> Outcome:
+    check = row_check(spec)
+    assert check is not None, spec.type
+    found = data.recall(scanned_key(spec))
+    count, sample = found if found is not None else failing_rows(spec, data, check.query)
+    return rows_outcome(spec, _checked(data, check.dataset), sample, what, count=count)
 
 
 def _unique(spec: TestSpec, data: PartitionData) -> Outcome:
-    rows, column = data.rows(spec.asset), spec.params["column"]
-    counts = Counter(repr(get_path(r, column)) for r in rows if get_path(r, column) is not None)
-    failing = [
-        sample_row(spec.asset, r, **{column: get_path(r, column)})
-        for r in rows
-        if get_path(r, column) is not None and counts[repr(get_path(r, column))] > 1
-    ]
-    outcome = rows_outcome(spec, len(rows), failing, f"share a value of {column} with another row")
-    outcome.metadata["duplicated_values"] = sum(1 for n in counts.values() if n > 1)
+    column = spec.params["column"]
+    outcome = _rows_test(spec, data, f"share a value of {column} with another row")
+    shared = sql.unique(spec.asset, column)[1]
+    failed = outcome.metadata["failing_rows"]
+    outcome.metadata["duplicated_values"] = int(data.session(spec.asset).scalar(shared)) if failed else 0
     return outcome
 
 
 def _not_null(spec: TestSpec, data: PartitionData) -> Outcome:
-    rows, column = data.rows(spec.asset), spec.params["column"]
-    failing = [sample_row(spec.asset, r) for r in rows if get_path(r, column) is None]
-    return rows_outcome(spec, len(rows), failing, f"have no {column}")
+    return _rows_test(spec, data, f"have no {spec.params['column']}")
 
 
 def _accepted_values(spec: TestSpec, data: PartitionData) -> Outcome:
-    rows, column, values = data.rows(spec.asset), spec.params["column"], spec.params["values"]
-    # Nulls are not judged here (as in dbt): pair with not_null to forbid them.
-    bad = [r for r in rows if get_path(r, column) is not None and get_path(r, column) not in values]
-    failing = [sample_row(spec.asset, r, **{column: get_path(r, column)}) for r in bad]
-    outcome = rows_outcome(spec, len(rows), failing, f"have a {column} outside {values}")
-    outcome.metadata["unexpected_values"] = dict(Counter(str(get_path(r, column)) for r in bad).most_common(10))
+    column, values = spec.params["column"], spec.params["values"]
+    outcome = _rows_test(spec, data, f"have a {column} outside {values}")
+    counts = sql.accepted_values(spec.asset, column, values)[1]
+    found = data.session(spec.asset).all(counts) if outcome.metadata["failing_rows"] else []
+    outcome.metadata["unexpected_values"] = {row["value"]: row["n"] for row in found}
     return outcome
-
-
-def _split(ref: str) -> tuple[str, str]:
-    dataset, _, path = ref.partition(".")
-    return dataset, path
 
 
 def _relationships(spec: TestSpec, data: PartitionData) -> Outcome:
     source_ref = spec.params.get("from") or f"{spec.asset}.{spec.params['column']}"
     targets = spec.params["to"] if isinstance(spec.params["to"], list) else [spec.params["to"]]
-    known: set[str] = set()
-    for ref in targets:
-        dataset, path = _split(ref)
-        known.update(repr(get_path(r, path)) for r in data.rows(dataset))
-    dataset, path = _split(source_ref)
-    rows = data.rows(dataset)
-    failing = [
-        sample_row(dataset, r, **{path: get_path(r, path)})
-        for r in rows
-        if get_path(r, path) is not None and repr(get_path(r, path)) not in known
-    ]
-    outcome = rows_outcome(spec, len(rows), failing, f"of {source_ref} are in none of {targets}")
+    outcome = _rows_test(spec, data, f"of {source_ref} are in none of {targets}")
     outcome.metadata["from"], outcome.metadata["to"] = source_ref, ", ".join(targets)
     return outcome
 
 
 def _row_count(spec: TestSpec, data: PartitionData) -> Outcome:
-    count = len(data.rows(spec.asset))
+    count = _checked(data, spec.asset)
     low, high = spec.params.get("min"), spec.params.get("max")
     passed = (low is None or count >= low) and (high is None or count <= high)
     bounds = f"min {low if low is not None else '-'}, max {high if high is not None else '-'}"
     return Outcome(passed, f"{count} rows ({bounds})", {"row_count": count, "bounds": bounds})
 
 
-def _expression(spec: TestSpec, data: PartitionData) -> Outcome:
-    per_row = "row" in spec.params
-    source = str(spec.params["row"] if per_row else spec.params["sql_like"])
-    tree = parse_expression(source, per_row=per_row)
-    rows, metrics = data.rows(spec.asset), data.metrics(spec.asset)
-    evaluator = Evaluator(rows, metrics)
-    if per_row:
-        failing = [sample_row(spec.asset, r) for r in rows if not evaluator.row_value(tree, r)]
-        outcome = rows_outcome(spec, len(rows), failing, f"fail `{source}`")
-        outcome.metadata["expression"] = source
-        return outcome
-    value = evaluator.value(tree)
-    if not isinstance(value, bool):
-        raise ExpressionError(f"`{source}` gives {value!r}, not true/false: compare it with a bound")
-    used = {p for node in ast.walk(tree) if (p := dotted(node)) in metrics}
-    observed = {name: metrics[name]() for name in sorted(used)}
-    summary = f"`{source}` is {str(value).lower()}" + (f" with {observed}" if observed else "")
-    return Outcome(value, summary, {"expression": source, **{f"value.{k}": v for k, v in observed.items()}})
+def expression_of(spec: TestSpec) -> str:
+    """The test's SQL boolean; under a column, dbt_utils' form: the column, then the expression."""
+    expression = str(spec.params["expression"])
+    column = spec.params.get("column")
+    return f"{sql.column_sql(column)} {expression}" if column else expression
 
 
-def _rate(spec: TestSpec, data: PartitionData, metric: str, what: str, engine_only: bool = False) -> Outcome:
-    rows = data.rows(spec.asset)
-    if engine_only:
-        # Pages the PDF itself would not render are the input's failure: the shard stage rejects their
-        # document on its own, and the group's other documents must still ship.
-        rows = [r for r in rows if not str(r.get("error") or "").startswith(UNREADABLE_PAGE_PREFIX)]
-    predicate = parse_expression(PAGE_PREDICATES[metric], per_row=True)
-    evaluator = Evaluator(rows, {})
-    hits = [r for r in rows if evaluator.row_value(predicate, r)]
-    rate = len(hits) / len(rows) if rows else 0.0
-    gate = gate_of(spec)
-    summary = f"{len(hits)} of {len(rows)} pages {what} ({rate:.2%}; {gate.explain(len(rows))})"
-    sample = [sample_row(spec.asset, r, error=r.get("error")) for r in hits[:SAMPLE_ROWS]]
-    metadata = {"pages": len(rows), metric: len(hits), "rate": round(rate, 6), **gate_metadata(gate, len(rows))}
-    return Outcome(gate.passes(len(hits), len(rows)), summary, {**metadata, "sample": sample})
+def _expression_is_true(spec: TestSpec, data: PartitionData) -> Outcome:
+    table, expression = spec.params.get("table", spec.asset), expression_of(spec)
+    if table == METRICS_TABLE:
+        return _metrics_expression(spec, data, expression)
+    outcome = _rows_test(spec, data, f"fail `{expression}`")
+    outcome.metadata["expression"] = expression
+    return outcome
 
 
-def gate_of(spec: TestSpec) -> FailureGate:
-    """The test's failure gate: its `max` share, judged by chance when it sets `false_alarm`."""
-    return FailureGate(float(spec.params["max"]), spec.params.get("false_alarm"))
+def _metrics_expression(spec: TestSpec, data: PartitionData, expression: str) -> Outcome:
+    """An expression over the one-row metrics table, judged and shown with the metrics it names, in one query."""
+    # Only the metrics it names are computed (DuckDB drops a view's aggregates the query does not read).
+    names = [name for name in METRICS[spec.asset] if _names(expression, name)]
+    columns = "".join(f"{sql.quote(name)}, " for name in names)
+    query = f"SELECT {columns}({expression}) IS TRUE AS {sql.quote(RESULT)} FROM {METRICS_TABLE}"
+    [row] = data.session(spec.asset).all(query)
+    passed = bool(row.pop(RESULT))
+    shown = [plain(row)] if not passed else []
+    outcome = rows_outcome(spec, 1, shown, f"fail `{expression}`", count=0 if passed else 1)
+    named = {k: plain(v) for k, v in row.items()}
+    outcome.summary = f"`{expression}` is {str(passed).lower()}" + (f" with {named}" if named else "")
+    outcome.metadata.update({"expression": expression, **{f"value.{k}": v for k, v in sorted(named.items())}})
+    return outcome
 
 
-def gate_metadata(gate: FailureGate, pages: int) -> dict[str, Any]:
-    """What a failure gate allowed, for the check's metadata."""
-    extra = {} if gate.false_alarm is None else {"false_alarm": gate.false_alarm}
-    return {"max": gate.honest_share, **extra, "allowed_pages": gate.allowed(pages)}
+def _names(expression: str, name: str) -> bool:
+    return re.search(rf"(?<![\w.\"]){re.escape(name)}(?![\w\"])|\"{re.escape(name)}\"", expression) is not None
 
 
-def _page_error_rate(spec: TestSpec, data: PartitionData) -> Outcome:
-    # An error page is one the engine failed on and that has no text at all (not even from the text layer).
-    return _rate(spec, data, "error_pages", "failed with no text", engine_only=True)
+def _singular(spec: TestSpec, data: PartitionData) -> Outcome:
+    count, sample = failing_rows(spec, data, spec.params["sql"])
+    passed = count <= spec.params.get("max_failing", 0)
+    summary = f"{count} failing rows returned by {Path(spec.file).name}"
+    if not passed:
+        summary += f" (allowed: at most {spec.params.get('max_failing', 0)})"
+    return Outcome(passed, summary, {"failing_rows": count, "sample": sample})
 
-
-def _fallback_rate(spec: TestSpec, data: PartitionData) -> Outcome:
-    return _rate(spec, data, "fallback_pages", "fell back to the text layer")
-
-
-def _language_distribution(spec: TestSpec, data: PartitionData) -> Outcome:
-    rows = data.rows(spec.asset)
-    counts = Counter(str(r.get("primary_language") or "none") for r in rows)
-    expected = [str(v) for v in spec.params["expected"]]
-    share = sum(counts[lang] for lang in expected) / len(rows) if rows else 1.0
-    passed = share >= spec.params["min_share"]
-    summary = f"{share:.1%} of {len(rows)} pages in {expected} (at least {spec.params['min_share']:.0%} expected)"
-    return Outcome(passed, summary, {"distribution": dict(counts.most_common()), "expected_share": round(share, 4)})
-
-
-Implementation = Callable[[TestSpec, PartitionData], Outcome]
 
 # Test type -> function, for the generic (dbt-style) tests; the registry adds the domain tests.
 GENERIC_TESTS: dict[str, Implementation] = {
@@ -192,8 +150,6 @@ GENERIC_TESTS: dict[str, Implementation] = {
     "accepted_values": _accepted_values,
     "relationships": _relationships,
     "row_count": _row_count,
-    "expression": _expression,
-    "page_error_rate": _page_error_rate,
-    "fallback_rate": _fallback_rate,
-    "language_distribution": _language_distribution,
+    "expression_is_true": _expression_is_true,
+    "singular": _singular,
 }

@@ -1,60 +1,29 @@
-"""One work group's outputs as rows per dataset (read once, lazily), and the metrics expressions can name."""
+"""One work group's outputs, read once and lazily: as Arrow tables for the SQL, as rows for the Python tests."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from typing import Any
 
-from ocr_pipeline.checks.expressions import Evaluator, parse_expression
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ocr_pipeline.checks.arrow_rows import conform, table_from_rows
+from ocr_pipeline.checks.sql_session import QueryLimits, SqlSession
+from ocr_pipeline.checks.sql_tables import SCHEMAS
 from ocr_pipeline.workspace.keys import dolma_key, filtered_key, inventory_key, ocr_key, pages_key, rejected_key
 from ocr_pipeline.workspace.storage import Workspace
-from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_jsonl, read_table
+from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_jsonl
 
-# Page images are megabytes each: the checks read every column of pages/<group>.parquet but `png`.
-PAGE_COLUMNS = ["source", "sha256", "page_num", "width", "height", "text_layer_trusted", "render_error"]
-# Columns that identify a row in the samples a failed check shows.
-KEY_COLUMNS = {
-    "pdf_inventory": ["source", "status", "reason"],
-    "filtered_pdfs": ["source", "keep", "reason"],
-    "page_images": ["source", "page_num"],
-    "vlm_ocr_outputs": ["source", "page_num"],
-    "dolma_shards": ["id", "metadata.Source-File"],
-    "rejected": ["source", "reason", "stage"],
+# The parquet outputs and the columns a check never reads (page images are megabytes each).
+PARQUET_KEYS = {
+    "pdf_inventory": inventory_key,
+    "filtered_pdfs": filtered_key,
+    "page_images": pages_key,
+    "vlm_ocr_outputs": ocr_key,
 }
-# Page-level conditions behind the rate tests. An error page failed in the engine and has no text at all;
-# a fallback page failed in the engine but its text layer was kept (the shard stage judges those per document).
-PAGE_PREDICATES = {
-    "error_pages": "error is not None and len(strip(coalesce(text, ''))) == 0",
-    "fallback_pages": "is_fallback",
-}
-# Metrics a bare name in an `expression` refers to, each itself an expression over the dataset's rows.
-METRICS: dict[str, dict[str, str]] = {
-    "pdf_inventory": {"inputs": "count()", "ok_inputs": "count_if(status == 'ok')"},
-    "filtered_pdfs": {"inputs": "count()", "kept": "count_if(keep)"},
-    "page_images": {
-        "pages": "count()",
-        "documents": "count_distinct(source)",
-        "render_errors": "count_if(render_error is not None)",
-    },
-    "vlm_ocr_outputs": {
-        "pages": "count()",
-        "documents": "count_distinct(source)",
-        "fallback_pages": f"count_if({PAGE_PREDICATES['fallback_pages']})",
-        "error_pages": f"count_if({PAGE_PREDICATES['error_pages']})",
-        "memo_hits": "count_if(memo_hit)",
-        "input_tokens": "sum(input_tokens)",
-        "output_tokens": "sum(output_tokens)",
-    },
-    "dolma_shards": {
-        "documents": "count()",
-        "pages": "sum(len(attributes.pdf_page_numbers))",
-        "fallback_pages": "sum(col('metadata.total-fallback-pages'))",
-        "characters": "sum(len(text))",
-        "input_tokens": "sum(col('metadata.total-input-tokens'))",
-        "output_tokens": "sum(col('metadata.total-output-tokens'))",
-    },
-    "rejected": {"rejections": "count()"},
-}
+SKIPPED_COLUMNS = {"png"}
 
 
 class MissingOutput(Exception):
@@ -62,20 +31,66 @@ class MissingOutput(Exception):
 
 
 class PartitionData:
-    """The outputs of one work group, each dataset read on first use and then kept."""
+    """The outputs of one work group, each dataset read on first use and then kept, and one SQL session."""
 
-    def __init__(self, workspace: Workspace, group: str) -> None:
+    def __init__(self, workspace: Workspace, group: str, limits: QueryLimits | None = None) -> None:
         self.workspace = workspace
         self.group = group
-        self._cache: dict[str, list[dict[str, Any]]] = {}
+        self.limits = limits
+        self._loaded: dict[str, pa.Table | list[dict[str, Any]]] = {}
+        self._rows: dict[str, list[dict[str, Any]]] = {}
+        self._tables: dict[str, pa.Table] = {}
+        self._session: SqlSession | None = None
+        self._memo: dict[str, Any] = {}
+
+    def memo(self, key: str, make: Callable[[], Any]) -> Any:
+        """A value derived from the data, made once for all the tests that need it (parsed quality signals)."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
+
+    def remember(self, key: str, value: Any) -> None:
+        """Keep a value found ahead of the test that needs it (scan_plan.py: a row test's failing rows)."""
+        self._memo[key] = value
+
+    def recall(self, key: str) -> Any:
+        """A value remembered under `key`, or None."""
+        return self._memo.get(key)
+
+    def _get(self, dataset: str) -> pa.Table | list[dict[str, Any]]:
+        if dataset not in self._loaded:
+            self._loaded[dataset] = self._load(dataset)
+        return self._loaded[dataset]
 
     def rows(self, dataset: str) -> list[dict[str, Any]]:
-        """All rows of a dataset (`dolma_shards`, `vlm_ocr_outputs`, ..., `rejected`)."""
-        if dataset not in self._cache:
-            self._cache[dataset] = self._load(dataset)
-        return self._cache[dataset]
+        """All rows of a dataset (`dolma_shards`, `vlm_ocr_outputs`, ..., `rejected`), for the tests in Python."""
+        if dataset not in self._rows:
+            loaded = self._get(dataset)
+            self._rows[dataset] = loaded.to_pylist() if isinstance(loaded, pa.Table) else loaded
+        return self._rows[dataset]
 
-    def _load(self, dataset: str) -> list[dict[str, Any]]:
+    def table(self, dataset: str) -> pa.Table:
+        """A dataset as an Arrow table with at least the columns tables.SCHEMAS names, for the SQL."""
+        if dataset not in self._tables:
+            loaded, schema = self._get(dataset), SCHEMAS[dataset]
+            table = loaded if isinstance(loaded, pa.Table) else table_from_rows(loaded, schema)
+            self._tables[dataset] = conform(table, schema)
+        return self._tables[dataset]
+
+    def session(self, asset: str) -> SqlSession:
+        """The partition's DuckDB session, for the checks of `asset` (its `metrics` table is that asset's)."""
+        if self._session is None:
+            self._session = SqlSession(self.table, self.limits)
+        return self._session.use(asset)
+
+    def close(self) -> None:
+        """Close the SQL session (the data stays readable; a later query opens a fresh session)."""
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+
+    def _load(self, dataset: str) -> pa.Table | list[dict[str, Any]]:
+        """Read one dataset: a parquet output as a table, a JSON-lines output as rows."""
         g, ws = self.group, self.workspace
         if dataset == "rejected":
             # The ledger is written with the shard; before that an absent ledger means "no rejections yet".
@@ -83,24 +98,21 @@ class PartitionData:
         if dataset == "dolma_shards":
             self._require(dolma_key(g))
             return read_gzip_jsonl(ws.read_bytes(dolma_key(g)))
-        key, columns = {
-            "pdf_inventory": (inventory_key(g), None),
-            "filtered_pdfs": (filtered_key(g), None),
-            "page_images": (pages_key(g), PAGE_COLUMNS),
-            "vlm_ocr_outputs": (ocr_key(g), None),
-        }[dataset]
+        key = PARQUET_KEYS[dataset](g)
         self._require(key)
-        return read_table(ws, key, columns).to_pylist()
+        return _read_parquet(ws, key)
 
     def _require(self, key: str) -> None:
         if not self.workspace.exists(key):
             raise MissingOutput(f"{key} does not exist in {self.workspace.uri}")
 
-    def metrics(self, dataset: str) -> dict[str, Callable[[], Any]]:
-        """The dataset's named metrics, computed only when an expression uses them."""
 
-        def metric(source: str) -> Callable[[], Any]:
-            tree = parse_expression(source, per_row=False)
-            return lambda: Evaluator(self.rows(dataset), {}).value(tree)
-
-        return {name: metric(source) for name, source in METRICS.get(dataset, {}).items()}
+def _read_parquet(workspace: Workspace, key: str) -> pa.Table:
+    """Every column of a parquet object but SKIPPED_COLUMNS (a local file is memory-mapped, not copied)."""
+    local = workspace.local_path(key)
+    source: Any = local if local is not None else io.BytesIO(workspace.read_bytes(key))
+    columns = [name for name in pq.read_schema(source).names if name not in SKIPPED_COLUMNS]
+    if not isinstance(source, io.BytesIO):
+        return pq.read_table(source, columns=columns, memory_map=True)
+    source.seek(0)
+    return pq.read_table(source, columns=columns)

@@ -1,17 +1,22 @@
-"""Parse and validate dbt_like_checks/*.yml into test specs; every error names its file and line."""
+"""Parse and validate a checks folder: dbt_like_checks/*.yml and the singular tests in tests/*.sql; every error
+names its file and line, and every query is bound when it loads (sql_validate.py)."""
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ocr_pipeline.checks.expressions import ExpressionError, parse_expression
+from ocr_pipeline.checks.declared import CHECKED_ASSETS, ChecksConfigError, Suite, TestSpec, check_name
 from ocr_pipeline.checks.failure_gate import FailureGate
+from ocr_pipeline.checks.legacy_expressions import NEW_FORM, ExpressionError, translate
+from ocr_pipeline.checks.singular import load_singular, singular_files
+from ocr_pipeline.checks.sql_tables import DATASETS, METRICS_TABLE
+from ocr_pipeline.checks.sql_validate import validate_suite
+
+__all__ = ["ChecksConfigError", "Suite", "TestSpec", "check_name", "load_dir", "load_file", "shipped_checks_dir"]
 
 # Keys every test accepts; `max_failing`/`max_failing_rate` are the thresholds of row-level tests.
 COMMON = {"name", "severity", "blocking", "description"}
@@ -23,6 +28,8 @@ TEST_TYPES: dict[str, tuple[set[str], set[str], bool]] = {
     "accepted_values": ({"column", "values"}, set(), True),
     "relationships": ({"to"}, {"column", "from"}, True),
     "row_count": (set(), {"min", "max"}, False),
+    "expression_is_true": ({"expression"}, {"table", "column"}, True),
+    # The old spelling: its `row` or `sql_like` expression is translated to expression_is_true when it loads.
     "expression": (set(), {"sql_like", "row"}, True),
     "page_error_rate": ({"max"}, {"false_alarm"}, False),
     "fallback_rate": ({"max"}, set(), False),
@@ -33,56 +40,9 @@ TEST_TYPES: dict[str, tuple[set[str], set[str], bool]] = {
     "inventory_accounting": (set(), set(), True),
     "pages_match_page_count": (set(), set(), True),
 }
-COLUMN_TESTS = {"unique", "not_null", "accepted_values", "relationships"}
-DATASETS = {"pdf_inventory", "filtered_pdfs", "page_images", "vlm_ocr_outputs", "dolma_shards", "rejected"}
-# Only the per-work-group assets take tests: a check must share its asset's partitions.
-CHECKED_ASSETS = {"filtered_pdfs", "page_images", "vlm_ocr_outputs", "dolma_shards"}
-
-
-class ChecksConfigError(ValueError):
-    """A dbt_like_checks file that cannot be used; the message starts with `file:line:`."""
-
-
-@dataclass(frozen=True)
-class TestSpec:
-    """One declared test of one asset."""
-
-    asset: str
-    type: str
-    name: str
-    params: dict[str, Any]
-    severity: str = "error"
-    blocking: bool = False
-    description: str = ""
-    file: str = ""
-    line: int = 0
-
-    @property
-    def where(self) -> str:
-        """`file:line` of the declaration, for messages and check metadata."""
-        return f"{self.file}:{self.line}"
-
-
-@dataclass
-class Suite:
-    """Every test of every file, grouped by asset."""
-
-    tests: dict[str, list[TestSpec]] = field(default_factory=dict)
-
-    def add(self, spec: TestSpec) -> None:
-        """Add a test; a second test of the same name on the same asset is an error."""
-        for other in self.tests.setdefault(spec.asset, []):
-            if other.name == spec.name:
-                raise ChecksConfigError(
-                    f"{spec.where}: test name {spec.name!r} on {spec.asset} is already used at {other.where}; "
-                    "give one of them a `name:`"
-                )
-        self.tests[spec.asset].append(spec)
-
-
-def check_name(text: str) -> str:
-    """A Dagster-safe check name (letters, digits, underscores)."""
-    return re.sub(r"[^A-Za-z0-9_]+", "_", text).strip("_") or "test"
+# The type of a `.sql` file in tests/: not written in YAML.
+SINGULAR = "singular"
+COLUMN_TESTS = {"unique", "not_null", "accepted_values", "relationships", "expression_is_true"}
 
 
 class _Parser:
@@ -187,6 +147,8 @@ class _Parser:
         except (ExpressionError, ValueError) as exc:
             raise self.fail(node, f"{type_}: {exc}") from exc
         default = f"{params['column']}_{type_}" if "column" in params else type_
+        if type_ == "expression":
+            type_, params = "expression_is_true", self.legacy(asset, params, node)
         return TestSpec(
             asset=asset,
             type=type_,
@@ -198,6 +160,16 @@ class _Parser:
             file=str(self.path),
             line=node.start_mark.line + 1,
         )
+
+    def legacy(self, asset: str, params: dict[str, Any], node: yaml.Node) -> dict[str, Any]:
+        """An old `expression` test's parameters as expression_is_true's: its expression translated to SQL."""
+        per_row = "row" in params
+        source = str(params.pop("row" if per_row else "sql_like"))
+        try:
+            expression = translate(source, asset=asset, per_row=per_row)
+        except ExpressionError as exc:
+            raise self.fail(node, f"expression: {exc}; the new form: {NEW_FORM}") from exc
+        return {**params, "expression": expression, **({} if per_row else {"table": METRICS_TABLE})}
 
     @staticmethod
     def check_params(type_: str, params: dict[str, Any]) -> None:
@@ -224,11 +196,14 @@ class _Parser:
                 dataset = str(ref).split(".", 1)[0]
                 if dataset not in DATASETS or "." not in str(ref):
                     raise ValueError(f"{ref!r} is not `dataset.column` with a dataset in {sorted(DATASETS)}")
-        if type_ == "expression":
-            if ("sql_like" in params) == ("row" in params):
-                raise ValueError("give exactly one of `sql_like` (one value per partition) or `row` (per row)")
-            source = params.get("sql_like", params.get("row"))
-            parse_expression(str(source), per_row="row" in params)
+        if type_ == "expression" and ("sql_like" in params) == ("row" in params):
+            raise ValueError(f"give exactly one of `sql_like` or `row`; better, the new form: {NEW_FORM}")
+        if type_ == "expression_is_true":
+            if not isinstance(params["expression"], str) or not params["expression"].strip():
+                raise ValueError("`expression` must be a SQL boolean, as text")
+            table = params.get("table")
+            if table is not None and table not in (*DATASETS, METRICS_TABLE):
+                raise ValueError(f"`table` must be one of {[*DATASETS, METRICS_TABLE]}, not {table!r}")
 
 
 def _number(value: Any, key: str) -> float:
@@ -238,20 +213,36 @@ def _number(value: Any, key: str) -> float:
     return float(value)
 
 
+def _read(path: Path, suite: Suite) -> None:
+    if path.suffix == ".sql":
+        suite.add(load_singular(path))
+    else:
+        _Parser(path).parse(suite)
+
+
 def load_file(path: Path, suite: Suite | None = None) -> Suite:
-    """Parse one YAML file into (or onto) a suite."""
+    """Parse one YAML file or singular `.sql` test into (or onto) a suite, and bind its queries."""
     suite = suite if suite is not None else Suite()
-    _Parser(path).parse(suite)
+    added = Suite()
+    _read(path, added)
+    validate_suite(added)
+    for tests in added.tests.values():
+        for test in tests:
+            suite.add(test)
     return suite
 
 
 def load_dir(directory: Path) -> Suite:
-    """Every `*.yml`/`*.yaml` file of a folder, in name order; a missing folder is an error."""
+    """Every `*.yml`/`*.yaml` file of a folder, then its `tests/*.sql`, in name order; a missing folder is an
+    error; every query is bound before the suite is returned."""
     if not directory.is_dir():
         raise ChecksConfigError(f"{directory}:0: the checks folder does not exist")
     suite = Suite()
     for path in sorted([*directory.glob("*.yml"), *directory.glob("*.yaml")]):
-        load_file(path, suite)
+        _read(path, suite)
+    for path in singular_files(directory):
+        _read(path, suite)
+    validate_suite(suite)
     return suite
 
 

@@ -1,4 +1,5 @@
-"""dbt_like_checks/*.yml compiled into Dagster asset checks: one check per test, run per work-group partition."""
+"""dbt_like_checks/ (its *.yml and tests/*.sql) compiled into Dagster asset checks: one check per test, run per
+work-group partition."""
 
 # No `from __future__ import annotations`: Dagster inspects the real type of the check's `context` hint.
 
@@ -20,7 +21,9 @@ from dagster import (
 )
 
 from ocr_pipeline.checks.loaders import PartitionData
-from ocr_pipeline.checks.registry import evaluate
+from ocr_pipeline.checks.outcome import Outcome
+from ocr_pipeline.checks.registry import evaluate, evaluate_all
+from ocr_pipeline.checks.rows_table import failing_count, rows_markdown
 from ocr_pipeline.checks.spec import TestSpec, load_dir, shipped_checks_dir
 from ocr_pipeline.defs.partitions import work_groups
 from ocr_pipeline.defs.step_inputs import open_step
@@ -50,10 +53,19 @@ def _metadata_value(value: Any) -> Any:
     return value
 
 
-def check_result(test: TestSpec, data: PartitionData) -> AssetCheckResult:
-    """One test's result on one partition; a `warn` test fails with WARN severity, so the UI shows a warning."""
-    outcome = evaluate(test, data)
+def check_result(test: TestSpec, data: PartitionData, outcome: Outcome | None = None) -> AssetCheckResult:
+    """One test's result on one partition (`outcome`, or the test run now); a `warn` test fails with WARN severity,
+    so the UI shows a warning.
+
+    Beside `sample` (the first failing rows as JSON, which `ocr-pipeline run` prints for a stopped check), the
+    failing rows' count and those rows as a Markdown table, which the UI shows as a table.
+    """
+    outcome = outcome if outcome is not None else evaluate(test, data)
     metadata = {"summary": outcome.summary, **{k: _metadata_value(v) for k, v in outcome.metadata.items()}}
+    sample = outcome.metadata.get("sample")
+    if isinstance(sample, list) and sample:
+        table = rows_markdown(sample, failing_count(outcome.metadata))
+        metadata["failing_rows_table"] = MetadataValue.md(table)
     return AssetCheckResult(
         check_name=test.name,
         asset_key=AssetKey(test.asset),
@@ -91,11 +103,14 @@ def _asset_checks(asset: str, tests: list[TestSpec]) -> AssetChecksDefinition:
     def _run(context: AssetCheckExecutionContext) -> Iterator[AssetCheckResult]:
         step = open_step(context.resources.pipeline_config, context.resources.workspace_s3)
         data = PartitionData(step.workspace, context.partition_key)
-        for test in tests:
-            result = check_result(test, data)
-            if not result.passed:
-                context.log.warning(f"{asset}/{test.name} failed on {context.partition_key}: {result.description}")
-            yield result
+        try:
+            for test, outcome in evaluate_all(tests, data):
+                result = check_result(test, data, outcome)
+                if not result.passed:
+                    context.log.warning(f"{asset}/{test.name} failed on {context.partition_key}: {result.description}")
+                yield result
+        finally:
+            data.close()
 
     return _run
 

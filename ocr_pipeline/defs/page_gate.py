@@ -9,7 +9,7 @@ from typing import Any
 from dagster import AssetExecutionContext, AssetKey
 
 from ocr_pipeline.checks.loaders import PartitionData
-from ocr_pipeline.checks.registry import evaluate
+from ocr_pipeline.checks.registry import evaluate_all
 from ocr_pipeline.checks.spec import TestSpec, load_file
 from ocr_pipeline.workspace.storage import Workspace
 
@@ -51,5 +51,8 @@ def failed_blocking_checks(context: AssetExecutionContext, asset: AssetKey, work
     if not tests:
         return []
     data = PartitionData(workspace, context.partition_key)
-    outcomes = [(test, evaluate(test, data)) for test in tests]
+    try:
+        outcomes = list(evaluate_all(tests, data))
+    finally:
+        data.close()
     return [f"{test.name}: {outcome.summary}" for test, outcome in outcomes if not outcome.passed]

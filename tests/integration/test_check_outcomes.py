@@ -6,12 +6,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.support.check_outcomes import DAMAGES, RECORD, all_outcomes, samples_workspace
 
 
-def test_shipped_check_outcomes_are_unchanged(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def samples(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The samples' run, once for both ways of running the checks."""
+    return samples_workspace(tmp_path_factory.mktemp("samples"))
+
+
+@pytest.mark.parametrize("together", [True, False], ids=["one_scan_per_table", "one_query_per_test"])
+def test_shipped_check_outcomes_are_unchanged(samples: Path, together: bool) -> None:
     recorded = json.loads(RECORD.read_text(encoding="utf-8"))
-    found = all_outcomes(samples_workspace(tmp_path))
+    found = all_outcomes(samples, together)
     assert set(found) == set(recorded) == {"samples", *DAMAGES}
     differences = []
     for group, checks in recorded.items():

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ocr_pipeline.checks import registry
 from ocr_pipeline.checks.loaders import PartitionData
-from ocr_pipeline.checks.registry import evaluate
 from ocr_pipeline.checks.spec import load_dir, shipped_checks_dir
 from ocr_pipeline.local_run import run_local
 from ocr_pipeline.settings import PipelineSettings, samples_dir
@@ -164,13 +164,20 @@ def _placeholders(base: Path) -> dict[str, str]:
     return {**ids, str(samples_dir()): "<samples>"}
 
 
-def outcomes(workspace: Path, names: dict[str, str]) -> dict[str, dict[str, Any]]:
+def _evaluated(tests: list[Any], data: PartitionData, together: bool) -> list[tuple[Any, Any]]:
+    """Each test with its outcome: one by one, or `together` as a check op runs them (the interpreter had no such
+    function: one by one there)."""
+    if together and hasattr(registry, "evaluate_all"):
+        return list(registry.evaluate_all(tests, data))
+    return [(test, registry.evaluate(test, data)) for test in tests]
+
+
+def outcomes(workspace: Path, names: dict[str, str], together: bool = True) -> dict[str, dict[str, Any]]:
     """`asset/check` -> passed and every metadata value but how the test is written, for every shipped check."""
     data = PartitionData(LocalWorkspace(workspace), GROUP)
     found = {}
     for asset, tests in sorted(load_dir(shipped_checks_dir()).tests.items()):
-        for test in tests:
-            outcome = evaluate(test, data)
+        for test, outcome in _evaluated(tests, data, together):
             kept = {k: _plain(v, names) for k, v in outcome.metadata.items() if k not in NOT_OUTCOMES}
             found[f"{asset}/{test.name}"] = {"passed": outcome.passed, **kept}
     close = getattr(data, "close", None)  # the interpreter's PartitionData had nothing to close
@@ -179,16 +186,16 @@ def outcomes(workspace: Path, names: dict[str, str]) -> dict[str, dict[str, Any]
     return found
 
 
-def all_outcomes(base: Path) -> dict[str, dict[str, dict[str, Any]]]:
+def all_outcomes(base: Path, together: bool = True) -> dict[str, dict[str, dict[str, Any]]]:
     """The outcomes on the samples' group as it is, then on one damaged copy per entry of DAMAGES."""
     names = _placeholders(base)
-    result = {"samples": outcomes(base, names)}
+    result = {"samples": outcomes(base, names, together)}
     with tempfile.TemporaryDirectory() as tmp:
         for name, damage in DAMAGES.items():
             copy = Path(tmp) / name
             shutil.copytree(base, copy)
             damage(LocalWorkspace(copy))
-            result[name] = outcomes(copy, names)
+            result[name] = outcomes(copy, names, together)
     return result
 
 

@@ -11,7 +11,7 @@ import pytest
 from ocr_pipeline.checks.generic_tests import Outcome
 from ocr_pipeline.checks.loaders import PartitionData
 from ocr_pipeline.checks.registry import evaluate
-from ocr_pipeline.checks.spec import load_file, shipped_checks_dir
+from ocr_pipeline.checks.spec import ChecksConfigError, load_file, shipped_checks_dir
 from ocr_pipeline.local_run import run_local
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.page_images import PAGES_SCHEMA
@@ -114,12 +114,21 @@ def test_expressions(workspace: Path, tmp_path: Path) -> None:
         - expression: {name: too_few_pages, sql_like: "pages >= 4"}
         - expression: {name: engine, row: "metadata.engine == 'cpu' and col('metadata.pdf-total-pages') >= 1"}
         - expression: {name: short, row: "len(text) < 200"}
-        - expression: {name: not_boolean, sql_like: "pages"}
+        - expression_is_true:
+            {name: sql_engine, expression: 'metadata.engine = ''cpu'' AND metadata."pdf-total-pages" >= 1'}
+        - expression_is_true: {name: sql_short, expression: "length(text) < 200"}
+        - expression_is_true: {name: sql_pages, table: metrics, expression: "pages >= 4"}
     """)  # fmt: skip
-    assert got["fallback_share"].passed and got["engine"].passed
+    assert got["fallback_share"].passed and got["engine"].passed and got["sql_engine"].passed
     assert not got["too_few_pages"].passed and got["too_few_pages"].metadata["value.pages"] == 3
-    assert not got["short"].passed and got["short"].metadata["sample"][0]["metadata.Source-File"].endswith("a.pdf")
-    assert not got["not_boolean"].passed and "not true/false" in got["not_boolean"].summary
+    assert not got["sql_pages"].passed and got["sql_pages"].metadata["value.pages"] == 3
+    for name in ("short", "sql_short"):
+        assert not got[name].passed and got[name].metadata["sample"][0]["metadata.Source-File"].endswith("a.pdf")
+    # A value that is not true/false fails when the file loads, with its line, not when the check runs.
+    with pytest.raises(ChecksConfigError, match=r"t.yml:5: expression_is_true: `\"pages\"` is BIGINT, not a boolean"):
+        run(tmp_path, workspace, "dolma_shards", """
+            - expression: {name: not_boolean, sql_like: "pages"}
+        """)  # fmt: skip
 
 
 def test_rates_and_languages(broken: LocalWorkspace, tmp_path: Path) -> None:

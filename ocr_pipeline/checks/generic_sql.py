@@ -1,0 +1,121 @@
+"""The SQL each generic test becomes: one query returning the failing rows, in the order of the table, plus the
+small aggregates some tests report beside them. docs/quality.md shows these queries."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ocr_pipeline.checks.sql_session import ROW
+from ocr_pipeline.checks.sql_tables import KEY_COLUMNS, METRICS_TABLE, column_sql, quote
+
+
+def literal(value: Any) -> str:
+    """A YAML value as a SQL literal (strings quoted, booleans and null as SQL's)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else f"'{value}'::DOUBLE"
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def shown(dataset: str, extra: str | None = None) -> str:
+    """The columns a failing row is shown by: the table's identifying columns, then the column under test."""
+    paths = list(KEY_COLUMNS.get(dataset, []))
+    if extra is not None and extra not in paths:
+        paths.append(extra)
+    return ", ".join(f"{column_sql(p)} AS {quote(p)}" for p in paths) or "*"
+
+
+def rows_of(dataset: str) -> str:
+    """The table, quoted."""
+    return quote(dataset)
+
+
+def ordered(dataset: str) -> str:
+    """The ORDER BY that lists failing rows as the file holds them (the metrics table is one row, a view)."""
+    return "" if dataset == METRICS_TABLE else f" ORDER BY {ROW}"
+
+
+def row_count(dataset: str) -> str:
+    """`row_count`, and the rows a row test checked."""
+    return f"SELECT count(*) FROM {quote(dataset)}"
+
+
+@dataclass(frozen=True)
+class RowCheck:
+    """A row test as SQL: the rows of `dataset` for which `predicate` holds fail, shown by the table's identifying
+    columns and `extra`."""
+
+    dataset: str
+    predicate: str
+    extra: str | None = None
+
+    @property
+    def columns(self) -> list[str]:
+        """The column paths a failing row is shown by."""
+        keys = list(KEY_COLUMNS.get(self.dataset, []))
+        return keys + ([self.extra] if self.extra is not None and self.extra not in keys else [])
+
+    @property
+    def query(self) -> str:
+        """The failing rows, in the order of the table."""
+        return (
+            f"SELECT {shown(self.dataset, self.extra)} FROM {rows_of(self.dataset)} WHERE {self.predicate}"
+            + ordered(self.dataset)
+        )
+
+
+def not_null(dataset: str, column: str) -> RowCheck:
+    """`not_null`: the rows whose column is null."""
+    return RowCheck(dataset, f"{column_sql(column)} IS NULL")
+
+
+def unique(dataset: str, column: str) -> tuple[RowCheck, str]:
+    """`unique`: the rows whose (non-null) value another row shares; and how many values are shared."""
+    col = column_sql(column)
+    shared = f"SELECT {col} FROM {quote(dataset)} WHERE {col} IS NOT NULL GROUP BY ALL HAVING count(*) > 1"
+    return RowCheck(dataset, f"{col} IN ({shared})", column), f"SELECT count(*) FROM ({shared})"
+
+
+def accepted_values(dataset: str, column: str, values: list[Any]) -> tuple[RowCheck, str]:
+    """`accepted_values`: the rows whose value is outside the list (nulls are not judged, as in dbt); and the ten
+    most common unexpected values with their counts."""
+    col = column_sql(column)
+    outside = f"{col} IS NOT NULL AND {col} NOT IN ({', '.join(literal(v) for v in values) or 'NULL'})"
+    counts = (
+        f"SELECT CAST({col} AS VARCHAR) AS value, count(*) AS n FROM {rows_of(dataset)} WHERE {outside} "
+        f"GROUP BY ALL ORDER BY n DESC, min({ROW}) LIMIT 10"
+    )
+    return RowCheck(dataset, outside, column), counts
+
+
+def split(ref: str) -> tuple[str, str]:
+    """`dataset.column.path` -> (dataset, `column.path`)."""
+    dataset, _, path = ref.partition(".")
+    return dataset, path
+
+
+def relationships(source_ref: str, targets: list[str]) -> RowCheck:
+    """`relationships`: the rows of `source_ref` whose (non-null) value is in none of the target columns."""
+    dataset, path = split(source_ref)
+    known = " UNION ALL ".join(
+        f"SELECT {column_sql(p)} FROM {quote(d)} WHERE {column_sql(p)} IS NOT NULL" for d, p in map(split, targets)
+    )
+    col = column_sql(path)
+    return RowCheck(dataset, f"{col} IS NOT NULL AND {col} NOT IN ({known})", path)
+
+
+def expression_is_true(dataset: str, expression: str) -> RowCheck:
+    """`expression_is_true`: the rows for which the SQL boolean is false or null (dbt_utils' test)."""
+    return RowCheck(dataset, f"({expression}) IS NOT TRUE")
+
+
+def expression_type(dataset: str, expression: str) -> str:
+    """The expression alone over the table, to check when it loads that it is a boolean."""
+    return f"SELECT ({expression}) AS value FROM {rows_of(dataset)}"

@@ -1,0 +1,84 @@
+"""The partition's page rates and languages: counted in SQL over vlm_ocr_outputs, judged by a failure gate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ocr_pipeline.checks import generic_sql as sql
+from ocr_pipeline.checks.declared import TestSpec
+from ocr_pipeline.checks.failure_gate import FailureGate
+from ocr_pipeline.checks.generic_tests import failing_rows
+from ocr_pipeline.checks.loaders import PartitionData
+from ocr_pipeline.checks.outcome import Implementation, Outcome
+from ocr_pipeline.checks.sql_session import ROW
+from ocr_pipeline.checks.sql_tables import PAGE_PREDICATES
+from ocr_pipeline.records import UNREADABLE_PAGE_PREFIX
+
+# Pages the PDF itself would not render are the input's failure, not the engine's: the shard stage rejects their
+# document on its own, and the group's other documents must still ship.
+ENGINE_PAGES = f"NOT starts_with(coalesce(error, ''), {sql.literal(UNREADABLE_PAGE_PREFIX)})"
+
+
+def gate_of(spec: TestSpec) -> FailureGate:
+    """The test's failure gate: its `max` share, judged by chance when it sets `false_alarm`."""
+    return FailureGate(float(spec.params["max"]), spec.params.get("false_alarm"))
+
+
+def gate_metadata(gate: FailureGate, pages: int) -> dict[str, Any]:
+    """What a failure gate allowed, for the check's metadata."""
+    extra = {} if gate.false_alarm is None else {"false_alarm": gate.false_alarm}
+    return {"max": gate.honest_share, **extra, "allowed_pages": gate.allowed(pages)}
+
+
+def _rate(spec: TestSpec, data: PartitionData, metric: str, what: str, engine_only: bool = False) -> Outcome:
+    considered, predicate, asset = ENGINE_PAGES if engine_only else "TRUE", PAGE_PREDICATES[metric], spec.asset
+    [counts] = data.session(asset).all(
+        f"SELECT count(*) FILTER (WHERE {considered}) AS pages, "
+        f"count(*) FILTER (WHERE {considered} AND ({predicate})) AS hits FROM {sql.rows_of(asset)}"
+    )
+    pages, hits = int(counts["pages"]), int(counts["hits"])
+    sample: list[dict[str, Any]] = []
+    if hits:  # the failing pages are read only when there are some (a query costs milliseconds)
+        query = (
+            f"SELECT {sql.shown(asset, 'error')} FROM {sql.rows_of(asset)} "
+            f"WHERE {considered} AND ({predicate}){sql.ordered(asset)}"
+        )
+        hits, sample = failing_rows(spec, data, query)
+    rate = hits / pages if pages else 0.0
+    gate = gate_of(spec)
+    summary = f"{hits} of {pages} pages {what} ({rate:.2%}; {gate.explain(pages)})"
+    metadata = {"pages": pages, metric: hits, "rate": round(rate, 6), **gate_metadata(gate, pages)}
+    return Outcome(gate.passes(hits, pages), summary, {**metadata, "failing_rows": hits, "sample": sample})
+
+
+def page_error_rate(spec: TestSpec, data: PartitionData) -> Outcome:
+    """Pages the engine failed on that have no text at all (not even from the text layer), within the gate."""
+    return _rate(spec, data, "error_pages", "failed with no text", engine_only=True)
+
+
+def fallback_rate(spec: TestSpec, data: PartitionData) -> Outcome:
+    """Pages that fell back to their text layer, within the gate."""
+    return _rate(spec, data, "fallback_pages", "fell back to the text layer")
+
+
+def language_distribution(spec: TestSpec, data: PartitionData) -> Outcome:
+    """At least `min_share` of the pages are in one of the `expected` languages."""
+    asset = spec.asset
+    found = data.session(asset).all(
+        f"SELECT coalesce(nullif(CAST(primary_language AS VARCHAR), ''), 'none') AS language, count(*) AS n "
+        f"FROM {sql.rows_of(asset)} GROUP BY ALL ORDER BY n DESC, min({ROW})"
+    )
+    counts = {row["language"]: int(row["n"]) for row in found}
+    pages = sum(counts.values())
+    expected = [str(v) for v in spec.params["expected"]]
+    share = sum(counts.get(lang, 0) for lang in expected) / pages if pages else 1.0
+    passed = share >= spec.params["min_share"]
+    summary = f"{share:.1%} of {pages} pages in {expected} (at least {spec.params['min_share']:.0%} expected)"
+    return Outcome(passed, summary, {"distribution": counts, "expected_share": round(share, 4)})
+
+
+RATE_TESTS: dict[str, Implementation] = {
+    "page_error_rate": page_error_rate,
+    "fallback_rate": fallback_rate,
+    "language_distribution": language_distribution,
+}
