@@ -10,8 +10,8 @@ olmOCR-Bench math test (type "math", the LaTeX without its delimiters). Every pa
 looks for a formula in the page's Markdown (`$..$`, `$$..$$`, `\\(..\\)`, `\\[..\\]`) that renders the same symbols
 with the same neighbours. A reference KaTeX cannot render (`\\ce`, say) is counted "not loadable" and left out of the
 rate. Prints pass rates for display and inline formulas and the seconds a page took (page rows and engine).
-`--inline all|none` overrides which inline formulas the engine writes as LaTeX (`math_latex.INLINE`), to measure
-what the product's setting ("stacked": only those plain text cannot hold) leaves out.
+`--inline all|none` overrides which inline formulas the engine writes as LaTeX (`MathParams.inline`, passed to the page
+rows), to measure what the product's setting ("stacked": only those plain text cannot hold) leaves out.
 """
 
 from __future__ import annotations
@@ -22,13 +22,15 @@ import shutil
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from benchmarks.bench_olmo_history import score
 from ocr_pipeline.engines.cpu import CpuEngine
 from ocr_pipeline.pdf.page_rows import document_pages
 from ocr_pipeline.records import PageInput
-from ocr_pipeline.textlayer.math import latex as math_latex
+from ocr_pipeline.textlayer.math.math_params import INLINE_FORMS, MATH_PARAMS
+from ocr_pipeline.textlayer.reading_params import READING_PARAMS, ReadingParams
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "pdf-parse-bench" / "2026-q1-formulas-only"
 KINDS = {"display": ("display-formula", "$$"), "inline": ("inline-formula", "$")}
@@ -49,13 +51,14 @@ def math_tests(truth: Path, kind: str) -> list[dict]:
     return tests
 
 
-def run_pages(engine: CpuEngine, pdfs: list[Path], out: Path) -> list[float]:
-    """Every page through page rows and the CPU engine, Markdown to OUT/<stem>_pg<n>_repeat1.md; seconds a page."""
+def run_pages(engine: CpuEngine, pdfs: list[Path], out: Path, params: ReadingParams = READING_PARAMS) -> list[float]:
+    """Every page through page rows (read with `params`) and the CPU engine, Markdown to OUT/<stem>_pg<n>_repeat1.md;
+    seconds a page."""
     out.mkdir(parents=True, exist_ok=True)
     seconds = []
     for pdf in pdfs:
         start = time.perf_counter()
-        for row in document_pages("pdf", str(pdf), 1288):
+        for row in document_pages("pdf", str(pdf), 1288, params=params):
             page = PageInput.from_row(row, pdf.stem)
             # An untrusted page would be OCR'd, which writes no LaTeX: its text layer stands in (a fast loop).
             text = engine.ocr_page(page).text if page.text_layer_trusted else page.text_layer
@@ -75,11 +78,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     ap.add_argument("--failures", action="store_true", help="list the failing test ids")
     inline_help = "which inline formulas the engine writes as LaTeX (by default the product's setting)"
-    ap.add_argument("--inline", choices=("stacked", "all", "none"), default=math_latex.INLINE, help=inline_help)
+    ap.add_argument("--inline", choices=INLINE_FORMS, default=MATH_PARAMS.inline, help=inline_help)
     args = ap.parse_args(argv)
-    math_latex.INLINE = args.inline
+    params = replace(READING_PARAMS, math=replace(MATH_PARAMS, inline=args.inline))
     pdfs = sorted((args.data / "pdfs").glob("*.pdf"))[: args.limit]
-    seconds = run_pages(CpuEngine(), pdfs, args.out / "md")
+    seconds = run_pages(CpuEngine(), pdfs, args.out / "md", params)
     print(
         f"pages: {len(pdfs)}; inline formulas as LaTeX: {args.inline}; seconds a page: {statistics.fmean(seconds):.3f}"
     )

@@ -16,9 +16,9 @@ import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ocr_pipeline.layout.band_lines import row_text as line_text
+from ocr_pipeline.layout.band_lines import signature
 from ocr_pipeline.layout.boxes import Box
-from ocr_pipeline.layout.furniture import row_text as line_text
-from ocr_pipeline.layout.furniture import signature
 from ocr_pipeline.layout.furniture_patterns import BAND_MARK, EDGE_NUMBER, NOTICE, is_page_number
 
 Row = list[Box]

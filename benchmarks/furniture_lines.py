@@ -33,8 +33,9 @@ from typing import Any
 from benchmarks.olmo_parts import part_of
 from ocr_pipeline.engines.cpu import CpuEngine
 from ocr_pipeline.layout import page_reader
+from ocr_pipeline.layout.band_lines import row_text
 from ocr_pipeline.layout.boxes import Box
-from ocr_pipeline.layout.furniture import page_rows, row_text
+from ocr_pipeline.layout.furniture import page_rows
 from ocr_pipeline.pdf.page_rows import document_pages
 from ocr_pipeline.records import PageInput
 
@@ -108,8 +109,10 @@ class _Catcher:
         self.calls: list[dict[str, Any]] = []
         self.inner = page_reader.furniture_rows
 
-    def __call__(self, boxes: Sequence[Box], width: float, height: float, repeated: Any = (), left: float = 0.0) -> Any:
-        drop = self.inner(boxes, width, height, repeated, left)
+    def __call__(
+        self, boxes: Sequence[Box], width: float, height: float, repeated: Any = (), left: float = 0.0, *rest: Any
+    ) -> Any:
+        drop = self.inner(boxes, width, height, repeated, left, *rest)  # `rest`: the layout's parameters
         self.calls.append({"boxes": list(boxes), "left": left, "width": width, "height": height,
                            "repeated": sorted(repeated), "drop": set(drop)})  # fmt: skip
         return drop

@@ -19,9 +19,6 @@ from collections.abc import Callable, Iterable
 MAX_WORK = 20_000_000
 # Seconds one page's layout may take, whatever the work count says (a slow or loaded machine).
 PAGE_SECONDS = 4.0
-# A page with more text runs than this is read in the simple order without furniture, tables or columns: the
-# densest page of ../shared/data has 609.
-MAX_RUNS = 20_000
 # Bins one gutter search may allocate (columns.gutter_candidates): a page 14,400 points wide (the largest a PDF
 # may be) at 8 bins a line height needs this many for 7-point text.
 MAX_GUTTER_BINS = 16_384
@@ -60,10 +57,11 @@ class LayoutBudget:
         if text not in self.notes:
             self.notes.append(text)
 
-    def check_runs(self, count: int) -> None:
-        """Raise BudgetSpent (noted) for a page of more than MAX_RUNS boxes; else charge one visit each."""
-        if count > MAX_RUNS:
-            self.note(f"{count} text boxes (bound {MAX_RUNS}): read in simple reading order")
+    def check_runs(self, count: int, bound: int) -> None:
+        """Raise BudgetSpent (noted) for a page of more than `bound` boxes (LayoutParams.max_runs); else charge one
+        visit each."""
+        if count > bound:
+            self.note(f"{count} text boxes (bound {bound}): read in simple reading order")
             raise BudgetSpent
         self.charge(count)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ocr_pipeline.layout.param_fields import doc_field
+from ocr_pipeline.layout.param_fields import check_values, doc_field
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,22 @@ class ColumnParams:
     min_letter_share: float = doc_field(0.5, "character share: crossed-gutter columns are prose, this many letters")
     region_visits: int = doc_field(200, "box visits: a region's fixed cost to the page's LayoutBudget")
 
+    def __post_init__(self) -> None:
+        check_values(
+            self,
+            shares=(
+                "max_crossing_share",
+                "min_side_height_share",
+                "max_overhang_share",
+                "min_span_side_share",
+                "inset_size_share",
+                "min_column_width_share",
+                "min_letter_share",
+            ),
+            # A gutter a few boxes cross may be narrower than a clean one, never wider.
+            ordered=[("river_gap_line_heights", "column_gap_line_heights")],
+        )
 
-# The thresholds text layers and scans are both read with today.
+
+# The documented defaults: text layers and scans are both read with them (layout_params.LAYOUT_PARAMS holds them).
 COLUMN_PARAMS = ColumnParams()

@@ -12,24 +12,30 @@ from collections.abc import Sequence
 
 from ocr_pipeline.layout.boxes import Box, x_span, y_span
 from ocr_pipeline.layout.budget import MAX_GUTTER_BINS, LayoutBudget
-from ocr_pipeline.layout.column_params import COLUMN_PARAMS as CP
+from ocr_pipeline.layout.layout_params import LAYOUT_PARAMS, LayoutParams
 
 
 class RegionTooLarge(Exception):
     """A region too wide for its line height to search for gutters in MAX_GUTTER_BINS bins."""
 
 
-def _is_number(b: Box, h: float) -> bool:
+def _is_number(b: Box, h: float, params: LayoutParams) -> bool:
     text = b.text.strip()
-    return 0 < len(text) <= CP.max_number_digits and text.isdigit() and b.x1 - b.x0 <= CP.max_number_width_heights * h
+    return (
+        0 < len(text) <= params.columns.max_number_digits
+        and text.isdigit()
+        and b.x1 - b.x0 <= params.columns.max_number_width_heights * h
+    )
 
 
-def line_number_stacks(boxes: Sequence[Box], h: float, budget: LayoutBudget | None = None) -> list[list[Box]]:
+def line_number_stacks(
+    boxes: Sequence[Box], h: float, budget: LayoutBudget | None = None, params: LayoutParams = LAYOUT_PARAMS
+) -> list[list[Box]]:
     """Stacks of line numbers: lone numbers in one narrow vertical band, increasing downwards, that no other box
     reaches into (so a table's number column, which its row's other cells sit beside, is no stack only if crossed)."""
     budget = budget or LayoutBudget()
     budget.charge(len(boxes))
-    numbers = sorted((b for b in boxes if _is_number(b, h)), key=lambda b: (b.x0 + b.x1) / 2)
+    numbers = sorted((b for b in boxes if _is_number(b, h, params)), key=lambda b: (b.x0 + b.x1) / 2)
     clusters: list[list[Box]] = []
     for b in numbers:
         # Numbers of one stack are aligned on one edge: their centres differ by less than a line height.
@@ -39,7 +45,7 @@ def line_number_stacks(boxes: Sequence[Box], h: float, budget: LayoutBudget | No
             clusters.append([b])
     stacks: list[list[Box]] = []
     for cluster in clusters:
-        if len(cluster) < CP.min_stack_numbers:
+        if len(cluster) < params.columns.min_stack_numbers:
             continue
         cluster.sort(key=lambda b: b.y0)
         values = [int(b.text.strip()) for b in cluster]
@@ -68,13 +74,18 @@ def _height_cover(boxes: Sequence[Box]) -> float:
 
 
 def gutter_candidates(
-    boxes: Sequence[Box], h: float, min_gap: float, budget: LayoutBudget | None = None
+    boxes: Sequence[Box],
+    h: float,
+    min_gap: float,
+    budget: LayoutBudget | None = None,
+    params: LayoutParams = LAYOUT_PARAMS,
 ) -> list[float]:
     """The x of white rivers between two columns that a few boxes may cross, best (least crossed) first.
 
     Bins of an eighth of a line height across the region count the height of the boxes over them; each run of bins at
-    least `min_gap` wide under CP.max_crossing_share of the region's height, with text along most of the height on both
-    sides, gives its least covered bin. Raises RegionTooLarge where that takes more than MAX_GUTTER_BINS bins."""
+    least `min_gap` wide under the columns' max_crossing_share of the region's height, with text along most of the
+    height on both sides, gives its least covered bin. Raises RegionTooLarge where that takes more than
+    MAX_GUTTER_BINS bins."""
     # Imported here, not at start-up: most regions have a clean gap and never get this far.
     import numpy as np
 
@@ -99,7 +110,7 @@ def gutter_candidates(
         delta[int((b.x0 - x_min) / step)] += weight
         delta[int((b.x1 - x_min) / step) + 1] -= weight
     cover = np.cumsum(delta)[:n]
-    low = np.flatnonzero(cover <= CP.max_crossing_share * (y_max - y_min))
+    low = np.flatnonzero(cover <= params.columns.max_crossing_share * (y_max - y_min))
     found: list[tuple[float, float]] = []
     width = max(1, int(min_gap / step))
     for run in np.split(low, np.flatnonzero(np.diff(low) > 1) + 1) if low.size else []:
@@ -111,13 +122,13 @@ def gutter_candidates(
         x = x_min + (centre + 0.5) * step
         budget.charge(2 * len(boxes))
         sides = [b for b in boxes if b.x1 <= x], [b for b in boxes if b.x0 >= x]
-        if min(_height_cover(side) for side in sides) >= CP.min_side_height_share * (y_max - y_min):
+        if min(_height_cover(side) for side in sides) >= params.columns.min_side_height_share * (y_max - y_min):
             found.append((float(cover[centre]), x))
     return [x for _, x in sorted(found)]
 
 
 def crossing(
-    boxes: Sequence[Box], x: float, h: float, budget: LayoutBudget | None = None
+    boxes: Sequence[Box], x: float, h: float, budget: LayoutBudget | None = None, params: LayoutParams = LAYOUT_PARAMS
 ) -> tuple[list[Box], list[Box], list[Box]]:
     """Boxes over the gutter at `x`: those spanning most of both sides (titles, full-width captions), those in
     between (neither spanning nor merely overhanging one side: an inset, or a region of another layout), and marks
@@ -127,19 +138,22 @@ def crossing(
     x_min, x_max = x_span(boxes)
     wide, middle, marks = [], [], []
     for b in boxes:
-        if not b.x0 < x < b.x1 or min(x - b.x0, b.x1 - x) <= CP.max_overhang_share * (b.x1 - b.x0):
+        if not b.x0 < x < b.x1 or min(x - b.x0, b.x1 - x) <= params.columns.max_overhang_share * (b.x1 - b.x0):
             continue
-        if len(b.text.strip()) <= CP.max_number_digits and b.x1 - b.x0 <= CP.max_number_width_heights * h:
+        if (
+            len(b.text.strip()) <= params.columns.max_number_digits
+            and b.x1 - b.x0 <= params.columns.max_number_width_heights * h
+        ):
             marks.append(b)
             continue
         budget.charge(len(boxes))  # _beside looks at every box
-        wide_enough = x - b.x0 >= CP.min_span_side_share * (x - x_min) and b.x1 - x >= CP.min_span_side_share * (
-            x_max - x
-        )
+        wide_enough = x - b.x0 >= params.columns.min_span_side_share * (
+            x - x_min
+        ) and b.x1 - x >= params.columns.min_span_side_share * (x_max - x)
         # A centred title line is narrower than the columns, but nothing stands beside it (a margin mark or stamp
         # of a few characters does not count: it sits beside lines of either column too). A wide line with text on
         # both sides of it is no title: it is an inset (a caption, a pull quote) the columns run around.
-        left, right = _beside(b, boxes)
+        left, right = _beside(b, boxes, params)
         if (wide_enough and not (left and right)) or not (left or right):
             wide.append(b)
         else:
@@ -147,15 +161,19 @@ def crossing(
     return wide, middle, marks
 
 
-def _beside(b: Box, boxes: Sequence[Box]) -> tuple[bool, bool]:
+def _beside(b: Box, boxes: Sequence[Box], params: LayoutParams) -> tuple[bool, bool]:
     """Whether text (more than a mark's few characters) stands left of `b`, and right of it, on its rows."""
     row = [
-        o for o in boxes if o is not b and len(o.text.strip()) > CP.max_number_digits and o.y0 < b.y1 and o.y1 > b.y0
+        o
+        for o in boxes
+        if o is not b and len(o.text.strip()) > params.columns.max_number_digits and o.y0 < b.y1 and o.y1 > b.y0
     ]
     return any(o.x1 <= b.x0 for o in row), any(o.x0 >= b.x1 for o in row)
 
 
-def inset_block(seeds: Sequence[Box], boxes: Sequence[Box], budget: LayoutBudget | None = None) -> list[Box]:
+def inset_block(
+    seeds: Sequence[Box], boxes: Sequence[Box], budget: LayoutBudget | None = None, params: LayoutParams = LAYOUT_PARAMS
+) -> list[Box]:
     """`seeds` (an inset's lines over a gutter) with the lines of `boxes` that continue their block: the same size,
     aligned on the left edge or the centre, one below the other (a caption's last line may stop short of the gutter)."""
     budget = budget or LayoutBudget()
@@ -166,7 +184,7 @@ def inset_block(seeds: Sequence[Box], boxes: Sequence[Box], budget: LayoutBudget
         grown = False
         budget.charge(len(boxes) * len(block))
         for o in boxes:
-            if id(o) in ids or not any(_continues(b, o) for b in block):
+            if id(o) in ids or not any(_continues(b, o, params) for b in block):
                 continue
             block.append(o)
             ids.add(id(o))
@@ -174,12 +192,12 @@ def inset_block(seeds: Sequence[Box], boxes: Sequence[Box], budget: LayoutBudget
     return block
 
 
-def _continues(b: Box, o: Box) -> bool:
+def _continues(b: Box, o: Box, params: LayoutParams) -> bool:
     """Whether `o` is the line above or below `b` in one block of text."""
     h = max(b.height, o.height)
-    if abs(b.height - o.height) > CP.inset_size_share * h:
+    if abs(b.height - o.height) > params.columns.inset_size_share * h:
         return False
-    if not -0.3 * h <= max(o.y0 - b.y1, b.y0 - o.y1) <= CP.inset_leading_heights * h:
+    if not -0.3 * h <= max(o.y0 - b.y1, b.y0 - o.y1) <= params.columns.inset_leading_heights * h:
         return False
-    centred = abs((b.x0 + b.x1) / 2 - (o.x0 + o.x1) / 2) <= CP.inset_align_heights * h
-    return abs(b.x0 - o.x0) <= CP.inset_align_heights * h or centred
+    centred = abs((b.x0 + b.x1) / 2 - (o.x0 + o.x1) / 2) <= params.columns.inset_align_heights * h
+    return abs(b.x0 - o.x0) <= params.columns.inset_align_heights * h or centred

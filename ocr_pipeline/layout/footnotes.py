@@ -13,41 +13,46 @@ from collections.abc import Sequence
 
 from ocr_pipeline.layout.boxes import Box, bottom_of
 from ocr_pipeline.layout.budget import LayoutBudget
-from ocr_pipeline.layout.table_params import FOOTNOTE_PARAMS as FN
+from ocr_pipeline.layout.layout_params import LAYOUT_PARAMS, LayoutParams
 
 
-def footnote_ids(boxes: Sequence[Box], budget: LayoutBudget | None = None) -> set[int]:
+def footnote_ids(
+    boxes: Sequence[Box], budget: LayoutBudget | None = None, params: LayoutParams = LAYOUT_PARAMS
+) -> set[int]:
     """ids of the boxes that are footnotes at the foot of their column."""
     runs = [b for b in boxes if b.text.strip()]
-    if len(runs) < 2 * FN.max_lines:
+    if len(runs) < 2 * params.footnotes.max_lines:
         return set()  # a page of a few lines has no body to tell notes from
     budget = budget or LayoutBudget()
     body = statistics.median(b.height for b in runs)
-    foot = bottom_of(runs) - FN.max_foot_rise_heights * body
+    foot = bottom_of(runs) - params.footnotes.max_foot_rise_heights * body
     notes: set[int] = set()
     for first in sorted(runs, key=lambda b: b.y0):
-        if id(first) in notes or first.height > FN.small_share * body:
+        if id(first) in notes or first.height > params.footnotes.small_share * body:
             continue
         budget.charge(len(runs))
         column = [b for b in runs if b is not first and min(b.x1, first.x1) > max(b.x0, first.x0)]
         below = [b for b in column if b.y0 >= first.y0 - 0.2 * body]
-        if any(b.height > FN.small_share * body for b in below):
+        if any(b.height > params.footnotes.small_share * body for b in below):
             continue  # body text follows further down: small print inside the column (a caption, a quote)
         above = [b for b in column if b.y1 <= first.y0 + 0.2 * body]
         if not above:
             continue
         nearest = max(above, key=lambda b: b.y1)
         gap = first.y0 - nearest.y1
-        if nearest.height < FN.body_share * body or not FN.min_gap_heights * body <= gap <= FN.max_gap_heights * body:
+        if (
+            nearest.height < params.footnotes.body_share * body
+            or not params.footnotes.min_gap_heights * body <= gap <= params.footnotes.max_gap_heights * body
+        ):
             continue
         block = [first, *below]
-        if bottom_of(block) < foot or _stacked_rows(block, body) > FN.max_lines:
+        if bottom_of(block) < foot or _stacked_rows(block, body, params) > params.footnotes.max_lines:
             continue
         notes.update(id(b) for b in block)
     return notes
 
 
-def _stacked_rows(boxes: Sequence[Box], h: float) -> int:
+def _stacked_rows(boxes: Sequence[Box], h: float, params: LayoutParams) -> int:
     """How many text lines the boxes stand on, one under the other (boxes whose tops are within half a line height
     share one); more than max_lines when white wider than max_line_gap_heights parts two of them (figure labels)."""
     rows: list[list[float]] = []  # top and bottom of each line
@@ -55,7 +60,7 @@ def _stacked_rows(boxes: Sequence[Box], h: float) -> int:
         if rows and b.y0 - rows[-1][0] <= h / 2:
             rows[-1][1] = max(rows[-1][1], b.y1)
             continue
-        if rows and b.y0 - rows[-1][1] > FN.max_line_gap_heights * h:
-            return FN.max_lines + 1
+        if rows and b.y0 - rows[-1][1] > params.footnotes.max_line_gap_heights * h:
+            return params.footnotes.max_lines + 1
         rows.append([b.y0, b.y1])
     return len(rows)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ocr_pipeline.layout.param_fields import doc_field
+from ocr_pipeline.layout.param_fields import check_values, doc_field
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,8 @@ class FurnitureParams:
     number_clear_heights: float = doc_field(3.0, "line heights: a page number stands this clear of its line's rest")
     # Size against the body.
     small_share: float = doc_field(0.9, "body height share: text smaller than this is small print")
+    # A line of its own in a band is a title sooner than a block of them is.
+    title_share: float = doc_field(1.15, "body height share: a band line set apart and taller is a title, kept")
     large_share: float = doc_field(1.3, "body height share: text taller is a title, unless it carries a page number")
     edge_large_share: float = doc_field(1.5, "body height share: ... a head at the sheet's edge, not centred, may be")
     # Blocks of band lines.
@@ -46,7 +48,40 @@ class FurnitureParams:
     off_edge_share: float = doc_field(0.2, "text width share: a short line this far in is centred or set right")
     centred_share: float = doc_field(0.1, "text width share: a line whose middle is this near the text's is centred")
     wordy_share: float = doc_field(0.5, "character share: a line with fewer letters is an equation or a number row")
+    # Repetition across a document's pages (pdf/page_rows.py counts the band lines of every page).
+    repeat_share: float = doc_field(0.25, "page share: a band line on this many of the pages (two at least) recurs")
+
+    def __post_init__(self) -> None:
+        check_values(
+            self,
+            shares=(
+                "band_share",
+                "side_share",
+                "edge_share",
+                "reach_share",
+                "outer_share",
+                "place_share",
+                "small_share",
+                "short_share",
+                "split_piece_share",
+                "off_edge_share",
+                "centred_share",
+                "wordy_share",
+                "repeat_share",
+            ),
+            positive=["place_share"],  # the step a line's place is counted in
+            ordered=[
+                ("edge_share", "band_share"),
+                ("band_share", "reach_share"),
+                ("outer_share", "reach_share"),
+                ("small_share", "title_share"),
+                ("title_share", "large_share"),
+                ("large_share", "edge_large_share"),
+                ("max_block_rows", "max_small_block_rows"),
+                ("max_small_block_rows", "max_masthead_rows"),
+            ],
+        )
 
 
-# The thresholds text layers and scans are both read with today.
+# The documented defaults: text layers and scans are both read with them (layout_params.LAYOUT_PARAMS holds them).
 FURNITURE_PARAMS = FurnitureParams()

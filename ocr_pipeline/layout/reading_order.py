@@ -19,8 +19,8 @@ from collections.abc import Sequence
 
 from ocr_pipeline.layout.boxes import Box, x_span, y_span
 from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget
-from ocr_pipeline.layout.column_params import COLUMN_PARAMS as CP
 from ocr_pipeline.layout.columns import RegionTooLarge, crossing, gutter_candidates, inset_block, line_number_stacks
+from ocr_pipeline.layout.layout_params import LAYOUT_PARAMS, LayoutParams
 from ocr_pipeline.layout.simple_order import simple_lines
 
 
@@ -40,7 +40,10 @@ def _gaps(intervals: list[tuple[float, float]], min_gap: float) -> list[tuple[fl
 
 
 def find_column_cut(
-    boxes: Sequence[Box], line_height: float | None = None, budget: LayoutBudget | None = None
+    boxes: Sequence[Box],
+    line_height: float | None = None,
+    budget: LayoutBudget | None = None,
+    params: LayoutParams = LAYOUT_PARAMS,
 ) -> float | None:
     """The x of the widest full-height gap splitting `boxes` into two text columns, or None."""
     if len(boxes) < 2:
@@ -50,32 +53,34 @@ def find_column_cut(
     h = line_height or _median_height(boxes)
     x_min, x_max = x_span(boxes)
     best: tuple[float, float] | None = None
-    for a, b in _gaps([(bx.x0, bx.x1) for bx in boxes], CP.column_gap_line_heights * h):
+    for a, b in _gaps([(bx.x0, bx.x1) for bx in boxes], params.columns.column_gap_line_heights * h):
         # Both sides must be wide, as text columns are; table cells, labels and equation
         # numbers beside a formula are narrow, and they are read row by row instead.
-        if min(a - x_min, x_max - b) < CP.min_column_width_share * (x_max - x_min):
+        if min(a - x_min, x_max - b) < params.columns.min_column_width_share * (x_max - x_min):
             continue
         budget.charge(len(boxes))
         x = (a + b) / 2
-        if not _texty([bx for bx in boxes if bx.x1 <= x]) or not _texty([bx for bx in boxes if bx.x0 >= x]):
+        if not _texty([bx for bx in boxes if bx.x1 <= x], params) or not _texty(
+            [bx for bx in boxes if bx.x0 >= x], params
+        ):
             continue
         if best is None or b - a > best[1] - best[0]:
             best = (a, b)
     return None if best is None else (best[0] + best[1]) / 2
 
 
-def _texty(boxes: Sequence[Box]) -> bool:
+def _texty(boxes: Sequence[Box], params: LayoutParams) -> bool:
     """Whether boxes hold enough text to be a column (not a lone label or number)."""
-    return sum(len(b.text.strip()) for b in boxes) >= CP.min_column_text_chars
+    return sum(len(b.text.strip()) for b in boxes) >= params.columns.min_column_text_chars
 
 
-def _prose(boxes: Sequence[Box]) -> bool:
+def _prose(boxes: Sequence[Box], params: LayoutParams) -> bool:
     """Whether boxes read as a text column: enough text, mostly letters (a column of amounts or figures beside
     its labels is a table, read row by row)."""
     chars = [c for b in boxes for c in b.text if not c.isspace()]
-    return len(chars) >= CP.min_column_text_chars and sum(c.isalpha() for c in chars) >= CP.min_letter_share * len(
-        chars
-    )
+    if len(chars) < params.columns.min_column_text_chars:
+        return False
+    return sum(c.isalpha() for c in chars) >= params.columns.min_letter_share * len(chars)
 
 
 def _strips(boxes: Sequence[Box], h: float) -> list[list[Box]]:
@@ -97,24 +102,26 @@ def _strips(boxes: Sequence[Box], h: float) -> list[list[Box]]:
 _lines = simple_lines  # the leaves of the cut: lines of one block
 
 
-def _order(boxes: list[Box], h: float, budget: LayoutBudget, depth: int = 0) -> list[list[Box]]:
+def _order(boxes: list[Box], h: float, budget: LayoutBudget, params: LayoutParams, depth: int = 0) -> list[list[Box]]:
     if len(boxes) <= 1 or depth > 50:
         return _lines(boxes) if boxes else []
-    budget.charge(len(boxes) + CP.region_visits)
+    budget.charge(len(boxes) + params.columns.region_visits)
     try:
-        return _order_region(boxes, h, budget, depth)
+        return _order_region(boxes, h, budget, params, depth)
     except RegionTooLarge as exc:
         budget.note(f"{exc}: region read in simple reading order")
         return _lines(boxes)
 
 
-def _order_region(boxes: list[Box], h: float, budget: LayoutBudget, depth: int) -> list[list[Box]]:
-    cut = find_column_cut(boxes, h, budget)
+def _order_region(
+    boxes: list[Box], h: float, budget: LayoutBudget, params: LayoutParams, depth: int
+) -> list[list[Box]]:
+    cut = find_column_cut(boxes, h, budget, params)
     if cut is not None:
         left = [b for b in boxes if b.x1 <= cut]
         right = [b for b in boxes if b.x1 > cut]
-        return _order(left, h, budget, depth + 1) + _order(right, h, budget, depth + 1)
-    split = _crossed_gutter(boxes, h, budget, depth)
+        return _order(left, h, budget, params, depth + 1) + _order(right, h, budget, params, depth + 1)
+    split = _crossed_gutter(boxes, h, budget, params, depth)
     if split is not None:
         return split
     strips = _strips(boxes, h)
@@ -126,7 +133,10 @@ def _order_region(boxes: list[Box], h: float, budget: LayoutBudget, depth: int) 
     while k < len(strips):
         merged = blocks[-1] + strips[k]
         budget.charge(len(merged))
-        end = k if find_column_cut(merged, h, budget) is not None else _column_start(blocks[-1], strips, k, h, budget)
+        if find_column_cut(merged, h, budget, params) is not None:
+            end: int | None = k
+        else:
+            end = _column_start(blocks[-1], strips, k, h, budget, params)
         if end is None:
             blocks.append(strips[k])
             k += 1
@@ -137,66 +147,74 @@ def _order_region(boxes: list[Box], h: float, budget: LayoutBudget, depth: int) 
     for block in blocks:
         if len(block) == len(boxes):  # cannot happen (no cut on the whole), but never loop
             return _lines(boxes)
-        out.extend(_order(block, h, budget, depth + 1))
+        out.extend(_order(block, h, budget, params, depth + 1))
     return out
 
 
-def _column_start(block: list[Box], strips: list[list[Box]], k: int, h: float, budget: LayoutBudget) -> int | None:
+def _column_start(
+    block: list[Box], strips: list[list[Box]], k: int, h: float, budget: LayoutBudget, params: LayoutParams
+) -> int | None:
     """The last of the strips from `k` on that, taken with `block`, first show a column gap, or None.
 
     The first rows of a column region may be too few or too narrow to show their gutter: a heading beside the
     right column's first line, a diagram's first labels beside the text. Strips are added while some white gap is
-    left between the boxes (adding boxes only narrows the gaps), at most CP.lookahead_strips of them; the columns found
-    must be prose."""
+    left between the boxes (adding boxes only narrows the gaps), at most the columns' lookahead_strips of them; the
+    columns found must be prose."""
     union = list(block)
-    for end in range(k, min(k + CP.lookahead_strips, len(strips))):
+    for end in range(k, min(k + params.columns.lookahead_strips, len(strips))):
         union += strips[end]
         budget.charge(len(union))
-        if not _gaps([(b.x0, b.x1) for b in union], CP.column_gap_line_heights * h):
+        if not _gaps([(b.x0, b.x1) for b in union], params.columns.column_gap_line_heights * h):
             return None
-        if find_column_cut(union, h, budget) is not None:
-            return end if _prose_columns(union, strips[end + 1 :], h, budget) else None
+        if find_column_cut(union, h, budget, params) is not None:
+            return end if _prose_columns(union, strips[end + 1 :], h, budget, params) else None
     return None
 
 
-def _prose_columns(block: list[Box], following: list[list[Box]], h: float, budget: LayoutBudget) -> bool:
+def _prose_columns(
+    block: list[Box], following: list[list[Box]], h: float, budget: LayoutBudget, params: LayoutParams
+) -> bool:
     """Whether `block`, with the strips that go on keeping its column gap, parts prose from prose: a table's
     header row may read as words, its label and number columns are read row by row."""
     block = list(block)
     for strip in following:
-        if find_column_cut(block + strip, h, budget) is None:
+        if find_column_cut(block + strip, h, budget, params) is None:
             break
         block += strip
-    cut = find_column_cut(block, h, budget)
+    cut = find_column_cut(block, h, budget, params)
     sides = ([b for b in block if b.x1 <= cut], [b for b in block if b.x0 >= cut]) if cut is not None else ()
     # Each side a column of text: prose, with a line of a sentence's length (a table's cells are short).
     return bool(sides) and all(
-        _prose(side) and max(len(b.text.strip()) for b in side) >= CP.line_chars for side in sides
+        _prose(side, params) and max(len(b.text.strip()) for b in side) >= params.columns.line_chars for side in sides
     )
 
 
-def _crossed_gutter(boxes: list[Box], h: float, budget: LayoutBudget, depth: int) -> list[list[Box]] | None:
+def _crossed_gutter(
+    boxes: list[Box], h: float, budget: LayoutBudget, params: LayoutParams, depth: int
+) -> list[list[Box]] | None:
     """Columns beside a gutter that a title, caption or pull quote crosses: the boxes spanning it cut the region
     into bands read one after another, each band column by column; boxes that only overhang it keep their side."""
     x_min, x_max = x_span(boxes)
-    for x in gutter_candidates(boxes, h, CP.river_gap_line_heights * h, budget):
-        if min(x - x_min, x_max - x) < CP.min_column_width_share * (x_max - x_min):
+    for x in gutter_candidates(boxes, h, params.columns.river_gap_line_heights * h, budget, params):
+        if min(x - x_min, x_max - x) < params.columns.min_column_width_share * (x_max - x_min):
             continue
         budget.charge(4 * len(boxes))
-        across, middle, marks = crossing(boxes, x, h, budget)
+        across, middle, marks = crossing(boxes, x, h, budget, params)
         ids = {id(b) for b in across + marks}
         # An inset the columns run around (a caption, a pull quote): its block is read after the columns beside it.
-        insets = inset_block(middle, [b for b in boxes if id(b) not in ids], budget) if middle else []
+        insets = inset_block(middle, [b for b in boxes if id(b) not in ids], budget, params) if middle else []
         ids |= {id(b) for b in insets}
         rest = [b for b in boxes if id(b) not in ids]
         left = [b for b in rest if (b.x0 + b.x1) / 2 < x]
         right = [b for b in rest if (b.x0 + b.x1) / 2 >= x]
-        if not _prose(left) or not _prose(right) or not _enclosed(insets, left, right, h):
+        if not _prose(left, params) or not _prose(right, params) or not _enclosed(insets, left, right, h, params):
             continue
         if not across:
             # Marks in the gutter (line numbers) are read between the columns, not glued to a line of either.
-            columns = _order(left, h, budget, depth + 1) + _lines(marks) + _order(right, h, budget, depth + 1)
-            return columns + _order(insets, h, budget, depth + 1)
+            columns = (
+                _order(left, h, budget, params, depth + 1) + _lines(marks) + _order(right, h, budget, params, depth + 1)
+            )
+            return columns + _order(insets, h, budget, params, depth + 1)
         across.sort(key=lambda b: b.yc)
         bands: list[list[Box]] = [[] for _ in range(len(across) + 1)]
         centres = [a.yc for a in across]
@@ -204,33 +222,38 @@ def _crossed_gutter(boxes: list[Box], h: float, budget: LayoutBudget, depth: int
             bands[bisect.bisect_left(centres, b.yc)].append(b)  # the number of spanning boxes above its centre
         out: list[list[Box]] = []
         for k, band in enumerate(bands):
-            out.extend(_order(band, h, budget, depth + 1) if band else [])
+            out.extend(_order(band, h, budget, params, depth + 1) if band else [])
             if k < len(across):
                 out.append([across[k]])
         return out
     return None
 
 
-def _enclosed(insets: list[Box], left: list[Box], right: list[Box], h: float) -> bool:
+def _enclosed(insets: list[Box], left: list[Box], right: list[Box], h: float, params: LayoutParams) -> bool:
     """Whether both columns run on right above and right below the insets (no insets: trivially): a column of another
     layout over the gutter (the middle one of three above a two-column section, the middle one of three captions
     under figures) is no inset, and the region is left to be cut into strips."""
     if not insets:
         return True
     top, bottom = y_span(insets)
-    reach = CP.enclosing_gap_heights * h
+    reach = params.columns.enclosing_gap_heights * h
     return all(
         any(top - reach <= b.y1 <= top for b in side) and any(bottom <= b.y0 <= bottom + reach for b in side)
         for side in (left, right)
     )
 
 
-def is_upright(box: Box, line_height: float) -> bool:
+def is_upright(box: Box, line_height: float, params: LayoutParams = LAYOUT_PARAMS) -> bool:
     """Whether a box holds text set upright (running up or down the page): tall for a line and for its width."""
-    return box.height >= CP.upright_heights * line_height and box.height >= CP.upright_heights * (box.x1 - box.x0)
+    return (
+        box.height >= params.columns.upright_heights * line_height
+        and box.height >= params.columns.upright_heights * (box.x1 - box.x0)
+    )
 
 
-def order_lines(boxes: Sequence[Box], budget: LayoutBudget | None = None) -> list[list[Box]]:
+def order_lines(
+    boxes: Sequence[Box], budget: LayoutBudget | None = None, params: LayoutParams = LAYOUT_PARAMS
+) -> list[list[Box]]:
     """Boxes grouped into lines, in reading order: headers, then columns one after another; past the page's
     `budget`, in the simple reading order (noted in the budget)."""
     boxes = [b for b in boxes if b.text.strip()]
@@ -240,14 +263,14 @@ def order_lines(boxes: Sequence[Box], budget: LayoutBudget | None = None) -> lis
     h = _median_height(boxes)
     try:
         # Line numbers in a margin or gutter are read after the text: beside it they split every sentence they touch.
-        stacks = line_number_stacks(boxes, h, budget)
+        stacks = line_number_stacks(boxes, h, budget, params)
         # So is text running up or down the page (an OCR'd margin stamp): its tall box would join every line
         # beside it.
-        upright = [b for b in boxes if is_upright(b, h)]
+        upright = [b for b in boxes if is_upright(b, h, params)]
         aside = [[b] for stack in stacks for b in stack] + [[b] for b in upright]
         skip = {id(line[0]) for line in aside}
         rest = [b for b in boxes if id(b) not in skip]
-        return (_order(rest, h, budget) if rest else []) + aside
+        return (_order(rest, h, budget, params) if rest else []) + aside
     except BudgetSpent:
         return simple_lines(boxes)
 
@@ -271,6 +294,11 @@ def join_line(line: Sequence[Box], space_gap: float = 0.0) -> str:
     return "".join(parts)
 
 
-def order_text(boxes: Sequence[Box], space_gap: float = 0.0, budget: LayoutBudget | None = None) -> str:
+def order_text(
+    boxes: Sequence[Box],
+    space_gap: float = 0.0,
+    budget: LayoutBudget | None = None,
+    params: LayoutParams = LAYOUT_PARAMS,
+) -> str:
     """Plain text of `boxes` in reading order, one output line per visual line."""
-    return "\n".join(join_line(line, space_gap) for line in order_lines(boxes, budget))
+    return "\n".join(join_line(line, space_gap) for line in order_lines(boxes, budget, params))

@@ -21,12 +21,12 @@ import numpy as np
 
 from ocr_pipeline.layout.boxes import Box, Rule, bottom_of, top_of, width_of, x_span, y_span
 from ocr_pipeline.layout.budget import LayoutBudget
+from ocr_pipeline.layout.layout_params import LAYOUT_PARAMS, LayoutParams
 from ocr_pipeline.layout.reading_order import is_upright
 from ocr_pipeline.layout.row_groups import LETTERHEAD_ROW_RULE, group_rows
-from ocr_pipeline.layout.scan_params import SCAN_PARAMS as P
 
 
-def page_slope(quads: Sequence[np.ndarray]) -> float:
+def page_slope(quads: Sequence[np.ndarray], params: LayoutParams = LAYOUT_PARAMS) -> float:
     """The dominant slope (dy/dx of text lines, y down) of a page's quads; 0.0 when too few long lines show one."""
     slopes = []
     for q in quads:
@@ -34,13 +34,13 @@ def page_slope(quads: Sequence[np.ndarray]) -> float:
         top, bottom = q[1] - q[0], q[2] - q[3]
         width = float(np.hypot(*top))
         height = float(np.hypot(*(q[3] - q[0])))
-        if top[0] <= 0 or bottom[0] <= 0 or width < P.slope_line_ratio * max(height, 1.0):
+        if top[0] <= 0 or bottom[0] <= 0 or width < params.scan.slope_line_ratio * max(height, 1.0):
             continue
         slopes.append((top[1] / top[0] + bottom[1] / bottom[0]) / 2)
-    if len(slopes) < P.min_slope_lines:
+    if len(slopes) < params.scan.min_slope_lines:
         return 0.0
     slope = float(statistics.median(slopes))
-    return slope if abs(slope) >= P.min_slope else 0.0
+    return slope if abs(slope) >= params.scan.min_slope else 0.0
 
 
 class Leveller:
@@ -51,8 +51,9 @@ class Leveller:
     turned a little as a whole the columns' edges lean either way.
     """
 
-    def __init__(self, slope: float, width: float) -> None:
+    def __init__(self, slope: float, width: float, params: LayoutParams = LAYOUT_PARAMS) -> None:
         self.slope, self.cx = slope, width / 2
+        self.params = params
 
     def points(self, pts: np.ndarray) -> np.ndarray:
         """Levelled (x, y) of an (n, 2) array of image points."""
@@ -64,9 +65,9 @@ class Leveller:
         x0, y0, x1, y1 = float(p[:, 0].min()), float(p[:, 1].min()), float(p[:, 0].max()), float(p[:, 1].max())
         # The detector grows each box around its glyphs by a share of its height, on every side: two columns set
         # close together overlap by twice that, and no gutter shows between them.
-        trim = min(P.end_pad_heights * (y1 - y0), (x1 - x0) / 4)
+        trim = min(self.params.scan.end_pad_heights * (y1 - y0), (x1 - x0) / 4)
         # Above and below as well: on small print set close, padded boxes of neighbouring lines overlap by half.
-        pad = P.edge_pad_heights * (y1 - y0)
+        pad = self.params.scan.edge_pad_heights * (y1 - y0)
         return Box(x0 + trim, y0 + pad, x1 - trim, y1 - pad, text)
 
     def rule(self, rule: Rule) -> Rule:
@@ -81,10 +82,12 @@ class Leveller:
         return Rule(rule.x0, float(ay), rule.x1, float(by))
 
 
-def level_boxes(quads: Sequence[np.ndarray], texts: Sequence[str], width: float) -> tuple[list[Box], Leveller]:
+def level_boxes(
+    quads: Sequence[np.ndarray], texts: Sequence[str], width: float, params: LayoutParams = LAYOUT_PARAMS
+) -> tuple[list[Box], Leveller]:
     """Boxes of the quads with the page's skew taken out, and the leveller used (its slope 0.0: the page was level),
     for moving the page's ruling lines with them."""
-    leveller = Leveller(page_slope(quads), width)
+    leveller = Leveller(page_slope(quads, params), width, params)
     return [leveller.box(q, t) for q, t in zip(quads, texts, strict=True)], leveller
 
 
@@ -92,7 +95,7 @@ def _chars(boxes: Sequence[Box]) -> int:
     return sum(len(b.text.strip()) for b in boxes)
 
 
-def fold_cut(boxes: Sequence[Box], width: float) -> float | None:
+def fold_cut(boxes: Sequence[Box], width: float, params: LayoutParams = LAYOUT_PARAMS) -> float | None:
     """The x of the fold of a two-page spread (a white band near the middle that no box crosses), or None."""
     boxes = [b for b in boxes if b.text.strip()]
     if len(boxes) < 4:
@@ -105,7 +108,10 @@ def fold_cut(boxes: Sequence[Box], width: float) -> float | None:
     for x0, x1 in spans[1:]:
         a, b = end, x0
         end = max(end, x1)
-        if b - a < P.fold_gap_heights * h or abs((a + b) / 2 - width / 2) > P.fold_reach_share * width:
+        if (
+            b - a < params.scan.fold_gap_heights * h
+            or abs((a + b) / 2 - width / 2) > params.scan.fold_reach_share * width
+        ):
             continue
         if best is None or b - a > best[1] - best[0]:
             best = (a, b)
@@ -114,24 +120,31 @@ def fold_cut(boxes: Sequence[Box], width: float) -> float | None:
     x = (best[0] + best[1]) / 2
     for side in ([b for b in boxes if b.x1 <= x], [b for b in boxes if b.x0 >= x]):
         # Each side a page of text lines, not a sidebar, a column of labels beside a picture or a drawing's labels.
-        lines = [b for b in side if b.x1 - b.x0 >= P.fold_line_heights * h]
-        if len(lines) < P.fold_min_lines or _chars(side) < P.fold_min_text_share * total:
+        lines = [b for b in side if b.x1 - b.x0 >= params.scan.fold_line_heights * h]
+        if len(lines) < params.scan.fold_min_lines or _chars(side) < params.scan.fold_min_text_share * total:
             return None
-        if bottom_of(lines) - top_of(lines) < P.fold_min_span_share * (bottom - top):
+        if bottom_of(lines) - top_of(lines) < params.scan.fold_min_span_share * (bottom - top):
             return None
     return x
 
 
-def halves(boxes: Sequence[Box], width: float) -> list[tuple[list[Box], float, float]]:
+def halves(
+    boxes: Sequence[Box], width: float, params: LayoutParams = LAYOUT_PARAMS
+) -> list[tuple[list[Box], float, float]]:
     """The page's pages: (boxes, left edge, right edge) for each side of a fold, or the whole page."""
-    x = fold_cut(boxes, width)
+    x = fold_cut(boxes, width, params)
     if x is None:
         return [(list(boxes), 0.0, width)]
     return [([b for b in boxes if b.x1 <= x], 0.0, x), ([b for b in boxes if b.x0 >= x], x, width)]
 
 
 def margin_pieces(
-    boxes: Sequence[Box], left: float, right: float, height: float, budget: LayoutBudget | None = None
+    boxes: Sequence[Box],
+    left: float,
+    right: float,
+    height: float,
+    budget: LayoutBudget | None = None,
+    params: LayoutParams = LAYOUT_PARAMS,
 ) -> set[int]:
     """ids of letterhead corner pieces and upright margin notes among one page's boxes (x from `left` to `right`)."""
     boxes = [b for b in boxes if b.text.strip()]
@@ -139,16 +152,19 @@ def margin_pieces(
         return set()
     budget = budget or LayoutBudget()
     h = statistics.median(b.height for b in boxes)
-    flat = [b for b in boxes if not is_upright(b, h)]
+    flat = [b for b in boxes if not is_upright(b, h, params)]
     drop: set[int] = set()
     if flat:
         body_left, body_right = x_span(flat)
         # A note written up or down the side margin, wholly outside the lines of text.
-        drop |= {id(b) for b in boxes if is_upright(b, h) and (b.x0 >= body_right or b.x1 <= body_left)}
+        drop |= {id(b) for b in boxes if is_upright(b, h, params) and (b.x0 >= body_right or b.x1 <= body_left)}
     width = right - left
     for b in flat:
-        corner = b.x1 <= left + P.corner_side_share * width or b.x0 >= right - P.corner_side_share * width
-        if not corner or b.y1 > P.corner_top_share * height or b.height > P.corner_max_heights * h:
+        corner = (
+            b.x1 <= left + params.scan.corner_side_share * width
+            or b.x0 >= right - params.scan.corner_side_share * width
+        )
+        if not corner or b.y1 > params.scan.corner_top_share * height or b.height > params.scan.corner_max_heights * h:
             continue
         budget.charge(3 * len(flat))
         # Isolated: nothing above it, and on its row nothing toward the middle but another corner piece.
@@ -157,10 +173,14 @@ def margin_pieces(
         inward = [
             o
             for o in row
-            if left + P.corner_side_share * width < (o.x0 + o.x1) / 2 < right - P.corner_side_share * width
+            if left + params.scan.corner_side_share * width
+            < (o.x0 + o.x1) / 2
+            < right - params.scan.corner_side_share * width
         ]
         heading = any(
-            o.y0 >= b.y1 and o.y1 <= 2 * P.corner_top_share * height and o.height >= P.heading_size * b.height
+            o.y0 >= b.y1
+            and o.y1 <= 2 * params.scan.corner_top_share * height
+            and o.height >= params.scan.heading_size * b.height
             for o in flat
         )
         if heading and not above and not inward:
@@ -168,34 +188,37 @@ def margin_pieces(
     return drop
 
 
-def letterhead(boxes: Sequence[Box], height: float) -> set[int]:
+def letterhead(boxes: Sequence[Box], height: float, params: LayoutParams = LAYOUT_PARAMS) -> set[int]:
     """ids of a letterhead's lines: the small lines above a name set large at the top of the page, or a top block
     of short lines set mostly small and standing off the letter (an attorney's name and address in small caps)."""
     boxes = [b for b in boxes if b.text.strip()]
     if len(boxes) < 4:
         return set()
     h = statistics.median(b.height for b in boxes)
-    flat = [b for b in boxes if not is_upright(b, h)]
-    top = [b for b in flat if b.y1 <= P.title_top_share * height]
+    flat = [b for b in boxes if not is_upright(b, h, params)]
+    top = [b for b in flat if b.y1 <= params.scan.title_top_share * height]
     title = max(top, key=lambda b: b.height, default=None)
-    if title is not None and title.height >= P.title_heights * h:
+    if title is not None and title.height >= params.scan.title_heights * h:
         # Lines wholly above the name, each smaller than it (a motto, "Founded 1814", a telephone number).
         return {id(b) for b in flat if b.y1 <= title.y0 + 0.25 * title.height and b.height * 1.5 <= title.height}
     rows = group_rows(flat, LETTERHEAD_ROW_RULE)
     left, right = x_span(flat)
     block: list[list[Box]] = []
-    for k, row in enumerate(rows[: P.letterhead_rows + 1]):
+    for k, row in enumerate(rows[: params.scan.letterhead_rows + 1]):
         block.append(row)
         nxt = rows[k + 1] if k + 1 < len(rows) else None
         gap = None if nxt is None else top_of(nxt) - bottom_of(row)
-        if gap is not None and gap > P.letterhead_apart_heights * h:
+        if gap is not None and gap > params.scan.letterhead_apart_heights * h:
             break
     else:
         return set()
-    if len(block) > P.letterhead_rows or bottom_of(b for row in block for b in row) > P.corner_top_share * height:
+    if (
+        len(block) > params.scan.letterhead_rows
+        or bottom_of(b for row in block for b in row) > params.scan.corner_top_share * height
+    ):
         return set()
-    short = all(width_of(r) < P.letterhead_width_share * (right - left) for r in block)
-    small = sum(max(b.height for b in r) < P.small_share * h for r in block)
+    short = all(width_of(r) < params.scan.letterhead_width_share * (right - left) for r in block)
+    small = sum(max(b.height for b in r) < params.scan.small_share * h for r in block)
     if short and len(block) >= 2 and 2 * small > len(block):
         return {id(b) for r in block for b in r}
     return set()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ocr_pipeline.layout.param_fields import doc_field
+from ocr_pipeline.layout.param_fields import check_values, doc_field
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,24 @@ class ScanParams:
     small_share: float = doc_field(0.9, "body line height share: most letterhead rows are set smaller than this")
     letterhead_apart_heights: float = doc_field(1.0, "line heights: white between a letterhead and the letter exceeds")
 
+    def __post_init__(self) -> None:
+        check_values(
+            self,
+            shares=(
+                "fold_reach_share",
+                "fold_min_text_share",
+                "fold_min_span_share",
+                "corner_top_share",
+                "corner_side_share",
+                "title_top_share",
+                "letterhead_width_share",
+                "small_share",
+            ),
+            # A slope is the median of at least one line's.
+            positive=["min_slope_lines"],
+            ordered=[("corner_top_share", "title_top_share")],
+        )
 
-# The thresholds the OCR engine reads scans with.
+
+# The documented defaults the OCR engine reads scans with (layout_params.LAYOUT_PARAMS holds them).
 SCAN_PARAMS = ScanParams()

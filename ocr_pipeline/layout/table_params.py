@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ocr_pipeline.layout.param_fields import doc_field
+from ocr_pipeline.layout.param_fields import check_values, doc_field
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,9 @@ class TableParams:
     min_sentence_words: int = doc_field(6, "words: a run this long with few digits is prose, not an unruled cell")
     max_paragraph_gap_heights: float = doc_field(2.5, "text heights: a line this near a paragraph line may end it")
     max_row_gap_heights: float = doc_field(2.2, "text heights: rows further apart end an unruled table")
+
+    def __post_init__(self) -> None:
+        check_values(self, shares=["max_cell_width_share"], positive=["min_plain_rows"])
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,14 @@ class FootnoteParams:
     # A longer run of small print (a reference list set small, continued in the next column) keeps its place.
     max_lines: int = doc_field(12, "lines: a footnote block holds at most this many")
 
+    def __post_init__(self) -> None:
+        check_values(
+            self,
+            shares=("small_share", "body_share"),
+            ordered=[("small_share", "body_share"), ("min_gap_heights", "max_gap_heights")],
+        )
 
-# The thresholds text layers and scans are both read with today.
+
+# The documented defaults: text layers and scans are both read with them (layout_params.LAYOUT_PARAMS holds them).
 TABLE_PARAMS = TableParams()
 FOOTNOTE_PARAMS = FootnoteParams()

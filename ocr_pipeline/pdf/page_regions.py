@@ -4,7 +4,8 @@ The model sees the page image the pipeline renders anyway (its CropBox and /Rota
 (a layout read apart from its image), a drawing at about the model's input size; its regions are mapped from
 pixels to points on the shown page, the frame the text layer's runs
 are placed in (textlayer/page_space.py). A page whose text is read turned (a landscape table across a portrait
-sheet) gets no regions: the model saw the page upright, the runs are in another frame.
+sheet) gets no regions: the model saw the page upright, the runs are in another frame. Whether the model is asked at
+all is the caller's to say (ReadingParams.layout_model, read by pdf/page_rows.py).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from ocr_pipeline.settings import MAX_PAGE_PIXELS
 
 def furniture_regions(page: pdfium.PdfPage, shown_frame: bool, drawn: np.ndarray | None = None) -> list[Box]:
     """Header and footer regions of a loaded page in points on the shown page (y down); none when the text is read
-    in another frame or the model is off. `drawn` is the page already rendered (RGB pixels, as shown), if it was."""
-    if not detector.USE_MODEL or not shown_frame:
+    in another frame. `drawn` is the page already rendered (RGB pixels, as shown), if it was."""
+    if not shown_frame:
         return []
     width_pt, height_pt = page.get_size()
     if drawn is not None:

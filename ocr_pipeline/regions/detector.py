@@ -23,8 +23,6 @@ from PIL import Image
 from ocr_pipeline.layout.boxes import Box
 
 log = logging.getLogger(__name__)
-# Set False to judge furniture by the rules alone (the benchmarks compare the two).
-USE_MODEL = True
 MODEL_FILE = "layout_cdla.onnx"
 INPUT_W, INPUT_H = 608, 800
 STRIDES = (8, 16, 32, 64)
@@ -150,10 +148,8 @@ def shipped_detector() -> RegionDetector:
 
 def furniture_boxes(image: Image.Image | np.ndarray, scale: float = 1.0) -> list[Box]:
     """Header and footer regions of a page image as layout boxes (text: the class), in the image's pixels divided
-    by `scale` (pixels per point for a rendered PDF page). None when USE_MODEL is off or the model cannot run (said
-    in the log: the rules still judge the page)."""
-    if not USE_MODEL:
-        return []
+    by `scale` (pixels per point for a rendered PDF page). None when the model cannot run (said in the log: the
+    rules still judge the page). Whether to ask it at all is the caller's switch (ReadingParams.layout_model)."""
     try:
         regions = shipped_detector().furniture(image)
     except MemoryError:

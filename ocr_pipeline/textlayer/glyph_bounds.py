@@ -4,8 +4,9 @@ Both are the input's to choose. A content stream may place its text a million po
 matrix: a govdocs1 report's running heads sit 10^8 points to the right), where no reader sees it; poppler's
 pdftotext drops such characters, and so does this. Boxes partly off the page are cut at its edges, so every
 extent the layout measures (gutter bins, column widths) is the page's at most. And a page may hold millions of
-characters: the repairs of glyphs.read_glyphs cost a dozen pdfium calls a character, so past MAX_GLYPHS the
-characters are read with their loose boxes only (no fonts, sizes or scripts), and past MAX_PAGE_CHARS not at all.
+characters: the repairs of glyphs.read_glyphs cost a dozen pdfium calls a character, so past TextLayerParams'
+max_repaired_glyphs the characters are read with their loose boxes only (no fonts, sizes or scripts), and past its
+max_page_chars not at all.
 """
 
 from __future__ import annotations
@@ -22,24 +23,24 @@ from ocr_pipeline.layout.boxes import Box, Rule
 from ocr_pipeline.layout.budget import LayoutBudget
 from ocr_pipeline.textlayer.glyphs import Glyph, read_glyphs
 from ocr_pipeline.textlayer.small_caps import small_caps_objects
-
-# Characters a page's glyphs are repaired for (about 1-2 s of pdfium calls); the densest page of ../shared/data
-# holds about 12,000.
-MAX_GLYPHS = 100_000
-# Characters read at all (loose boxes only: with their runs and the simple reading order about 10 us each, 2-3 s
-# for a page of this many); the rest of such a page is left out, noted.
-MAX_PAGE_CHARS = 250_000
+from ocr_pipeline.textlayer.textlayer_params import TEXT_LAYER_PARAMS, TextLayerParams
 
 
-def page_glyphs(textpage: pdfium.PdfTextPage, page: pdfium.PdfPage, budget: LayoutBudget) -> list[Glyph]:
-    """The page's glyphs in user space: repaired (glyphs.read_glyphs) up to MAX_GLYPHS characters, else plain."""
+def page_glyphs(
+    textpage: pdfium.PdfTextPage,
+    page: pdfium.PdfPage,
+    budget: LayoutBudget,
+    params: TextLayerParams = TEXT_LAYER_PARAMS,
+) -> list[Glyph]:
+    """The page's glyphs in user space: repaired (glyphs.read_glyphs) up to max_repaired_glyphs characters, else
+    plain, and none past max_page_chars."""
     n = textpage.count_chars()
-    if n <= MAX_GLYPHS:
-        return read_glyphs(textpage, small_caps_objects(page))
-    budget.note(f"{n} characters (bound {MAX_GLYPHS}): read without glyph repairs")
-    if n > MAX_PAGE_CHARS:
-        budget.note(f"characters past the first {MAX_PAGE_CHARS} left out")
-    return plain_glyphs(textpage, min(n, MAX_PAGE_CHARS))
+    if n <= params.max_repaired_glyphs:
+        return read_glyphs(textpage, small_caps_objects(page), params)
+    budget.note(f"{n} characters (bound {params.max_repaired_glyphs}): read without glyph repairs")
+    if n > params.max_page_chars:
+        budget.note(f"characters past the first {params.max_page_chars} left out")
+    return plain_glyphs(textpage, min(n, params.max_page_chars))
 
 
 def plain_glyphs(textpage: pdfium.PdfTextPage, count: int) -> list[Glyph]:

@@ -17,10 +17,10 @@ from typing import Any
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from ocr_pipeline.layout.reading_order import Box
+from ocr_pipeline.layout.boxes import Box
 from ocr_pipeline.textlayer.math.symbols import FontNames, decode_extension, is_extension_font
 from ocr_pipeline.textlayer.small_caps import in_small_caps
-from ocr_pipeline.textlayer.textlayer_params import TEXT_LAYER_PARAMS as TL
+from ocr_pipeline.textlayer.textlayer_params import TEXT_LAYER_PARAMS, TextLayerParams
 from ocr_pipeline.textlayer.word_gaps import word_gap_limits
 
 # Spacing accents and the combining marks they stand for.
@@ -96,7 +96,9 @@ def _char_text(textpage: pdfium.PdfTextPage, i: int, n: int, text: str | None) -
     return chr(u), 1
 
 
-def read_glyphs(textpage: pdfium.PdfTextPage, small_caps: frozenset[int] = frozenset()) -> list[Glyph]:
+def read_glyphs(
+    textpage: pdfium.PdfTextPage, small_caps: frozenset[int] = frozenset(), params: TextLayerParams = TEXT_LAYER_PARAMS
+) -> list[Glyph]:
     """Every character of the page with its (repaired) box in user space; "\\n" glyphs mark pdfium's line ends.
     Lower-case letters of the text objects in `small_caps` (small_caps.py) are read as the capitals they show."""
     # Characters are read one index at a time: get_text_range drops unmapped glyphs (codes 0x00, 0x03, ...) from
@@ -135,7 +137,7 @@ def read_glyphs(textpage: pdfium.PdfTextPage, small_caps: frozenset[int] = froze
         # symbols get their ink's box, as their font's box says nothing of their size.
         extension = is_extension_font(font)
         box = textpage.get_charbox(k, loose=not extension)
-        if not extension and size and box[3] - box[1] > TL.tall_box_sizes * size:
+        if not extension and size and box[3] - box[1] > params.tall_box_sizes * size:
             ink = textpage.get_charbox(k)  # asked of the few glyphs with outsize boxes only
             if ink[3] - ink[1] <= size:  # small ink (a minus, a dot): an ordinary letter's extent about the baseline
                 box = (box[0], origin[1] - 0.25 * size, box[2], origin[1] + 0.75 * size)
@@ -175,11 +177,11 @@ def _attach_accents(glyphs: list[Glyph]) -> list[Glyph]:
     return out
 
 
-def _script(g: Glyph, base: Glyph | None) -> str:
+def _script(g: Glyph, base: Glyph | None, params: TextLayerParams) -> str:
     """'^' or '_' when `g` is a smaller raised or lowered glyph beside `base`, else ''."""
     if base is None or g.box is None or base.box is None:
         return ""
-    if not g.size or not base.size or g.size > TL.script_size_ratio * base.size:
+    if not g.size or not base.size or g.size > params.script_size_ratio * base.size:
         return ""
     if not g.text.isalnum() and g.text not in "+-\u2212*\u2032":
         return ""
@@ -187,14 +189,14 @@ def _script(g: Glyph, base: Glyph | None) -> str:
         shift = (g.baseline - base.baseline) / base.size
     else:
         shift = (g.box[1] - base.box[1]) / base.size
-    if shift > TL.script_shift:
+    if shift > params.script_shift:
         return "^"
-    if shift < -TL.subscript_shift:
+    if shift < -params.subscript_shift:
         return "_"
     return ""
 
 
-def split_runs(glyphs: list[Glyph], page_height: float) -> list[Box]:
+def split_runs(glyphs: list[Glyph], page_height: float, params: TextLayerParams = TEXT_LAYER_PARAMS) -> list[Box]:
     """Runs of glyphs on one pdfium line with no wide gap; y flipped to grow downwards. Vertical glyphs
     (margin stamps) become runs of their own, marked with a leading U+2195 that furniture removal looks for."""
     runs: list[Box] = []
@@ -221,7 +223,7 @@ def split_runs(glyphs: list[Glyph], page_height: float) -> list[Box]:
     last: Glyph | None = None
     vertical: list[Glyph] = []
     line_end = False  # pdfium ended a line: a new run unless the next glyph continues this one (a script)
-    word_gaps = word_gap_limits(glyphs, TL.word_gap_heights, TL.run_gap_heights)
+    word_gaps = word_gap_limits(glyphs, params)
     for k, g in enumerate(glyphs):
         if g.text == "\n":
             line_end = True
@@ -236,24 +238,26 @@ def split_runs(glyphs: list[Glyph], page_height: float) -> list[Box]:
             continue
         left, bottom, right, top = g.box
         base = state["base"]
-        if last is None or last.box is None or (base and g.size and g.size < TL.drop_cap_size_ratio * base.size):
+        if last is None or last.box is None or (base and g.size and g.size < params.drop_cap_size_ratio * base.size):
             flush()
         else:
             h = max(top - bottom, last.box[3] - last.box[1], 1e-3)
             same_row = min(top, last.box[3]) - max(bottom, last.box[1]) > 0.3 * h
-            touching = -0.5 * h <= left - last.box[2] <= TL.word_gap_heights * h
+            touching = -0.5 * h <= left - last.box[2] <= params.word_gap_heights * h
             if (
                 line_end
                 and not (same_row and touching)
-                or left - last.box[2] > TL.run_gap_heights * h
+                or left - last.box[2] > params.run_gap_heights * h
                 or left < last.box[0] - h
                 or not same_row
             ):
                 flush()
-            elif parts and not parts[-1].isspace() and left - last.box[2] > word_gaps.get(k, TL.word_gap_heights) * h:
+            elif (
+                parts and not parts[-1].isspace() and left - last.box[2] > word_gaps.get(k, params.word_gap_heights) * h
+            ):
                 close_script()
                 parts.append(" ")
-        script = _script(g, state["base"])
+        script = _script(g, state["base"], params)
         if script != state["script"]:
             close_script()
             if script:

@@ -17,14 +17,15 @@ import pypdfium2.raw as pdfium_c
 from ocr_pipeline.layout.boxes import Box, Rule
 from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget
 from ocr_pipeline.layout.drop_caps import join_drop_caps
-from ocr_pipeline.layout.furniture import Regions
-from ocr_pipeline.layout.page_reader import TEXT_LAYER_PAGE, read_page
+from ocr_pipeline.layout.model_regions import Regions
+from ocr_pipeline.layout.page_reader import TEXT_LAYER_PAGE, PageRead, read_page
 from ocr_pipeline.textlayer.form_fields import form_runs
 from ocr_pipeline.textlayer.glyph_bounds import glyphs_on_page, on_page, page_glyphs
 from ocr_pipeline.textlayer.glyphs import split_runs
 from ocr_pipeline.textlayer.math.latex import latex_formulas, outside_math
 from ocr_pipeline.textlayer.page_space import PageSpace, place, reading_frame
-from ocr_pipeline.textlayer.textlayer_params import TEXT_LAYER_PARAMS as TL
+from ocr_pipeline.textlayer.reading_params import READING_PARAMS, ReadingParams
+from ocr_pipeline.textlayer.textlayer_params import TextLayerParams
 
 # Characters pdfium emits for hyphens and line-break artefacts: removed so "shoul\ufffeder" is "shoulder".
 _DROP = dict.fromkeys(map(ord, "\ufffe\u00ad\x02\u200b\ufeff"))
@@ -76,7 +77,7 @@ class PageLayout:
     shown_frame: bool = True
 
 
-def _rules(page: pdfium.PdfPage, space: PageSpace, max_objects: int = 3000) -> list[Rule]:
+def _rules(page: pdfium.PdfPage, space: PageSpace, params: TextLayerParams, max_objects: int = 3000) -> list[Rule]:
     """Thin path objects (drawn lines, hairline rectangles) and the edges of stroked boxes, as ruling lines."""
     out: list[Rule] = []
     width, height = space.width, space.height
@@ -85,7 +86,7 @@ def _rules(page: pdfium.PdfPage, space: PageSpace, max_objects: int = 3000) -> l
             break
         x0, y0, x1, y1 = space.box(*obj.get_bounds())
         top, bottom = height - y1, height - y0
-        if min(x1 - x0, y1 - y0) <= TL.rule_thickness:
+        if min(x1 - x0, y1 - y0) <= params.rule_thickness:
             out.append(Rule(x0, top, x1, bottom))
         elif x1 - x0 < 0.95 * width and y1 - y0 < 0.95 * height:
             fill, stroke = ctypes.c_int(), ctypes.c_int()
@@ -96,22 +97,25 @@ def _rules(page: pdfium.PdfPage, space: PageSpace, max_objects: int = 3000) -> l
     return out
 
 
-def page_layout(page: pdfium.PdfPage, budget: LayoutBudget | None = None) -> PageLayout:
-    """The page's runs (repaired glyphs, see glyphs.py) and ruling lines, on the page (glyph_bounds.py)."""
+def page_layout(
+    page: pdfium.PdfPage, budget: LayoutBudget | None = None, params: ReadingParams = READING_PARAMS
+) -> PageLayout:
+    """The page's runs (repaired glyphs, see glyphs.py) and ruling lines, on the page (glyph_bounds.py), read with
+    the text layer's and the formulas' thresholds of `params`."""
     budget = budget or LayoutBudget()
     # Positions are taken on the page as shown (crop box corner, /Rotate): the edges furniture is found at and the
     # columns reading order cuts are the rendered page's.
     textpage = page.get_textpage()
     try:
-        glyphs = page_glyphs(textpage, page, budget)
+        glyphs = page_glyphs(textpage, page, budget, params.text_layer)
         shown = PageSpace.of(page)
         space = reading_frame(shown, glyphs)
-        rules = on_page(_rules(page, space), space.width, space.height) if glyphs else []
+        rules = on_page(_rules(page, space, params.text_layer), space.width, space.height) if glyphs else []
         placed = glyphs_on_page(place(glyphs, space), space.width, space.height, budget)
         # Past the budget, formulas stay as their glyphs and drop capitals apart (noted).
         with contextlib.suppress(BudgetSpent):
-            placed = latex_formulas(placed, rules, space.height, budget)  # formulas as LaTeX (math_latex.py)
-        runs = split_runs(placed, space.height)
+            placed = latex_formulas(placed, rules, space.height, budget, params.math)  # formulas as LaTeX (math/)
+        runs = split_runs(placed, space.height, params.text_layer)
         with contextlib.suppress(BudgetSpent):
             runs = join_drop_caps(runs, budget)
         # Filled form fields: their values are not in the text page.
@@ -134,24 +138,40 @@ def layout_text(
     budget: LayoutBudget | None = None,
     furniture: Regions = (),
     recurring: frozenset[str] | None = None,
+    params: ReadingParams = READING_PARAMS,
 ) -> str:
-    """The page's text in reading order (layout/page_reader.py): furniture dropped, tables as HTML, footnotes after
-    the body, whitespace normalised; scripts stay marked when `marked` (the trust check reads "x^{2}" as one word,
-    not a stray letter). Past the page's `budget`, the simple reading order of all its runs, noted in the budget.
-    `furniture` holds regions a layout model called header or footer, in the layout's points; `recurring`, for a
-    document of several pages, the band lines seen on two pages or more (layout/furniture.py's in_furniture_regions).
+    """The page's text in reading order (layout/page_reader.py, with the layout thresholds of `params`): furniture
+    dropped, tables as HTML, footnotes after the body, whitespace normalised; scripts stay marked when `marked` (the
+    trust check reads "x^{2}" as one word, not a stray letter). Past the page's `budget`, the simple reading order of
+    all its runs, noted in the budget. `furniture` holds regions a layout model called header or footer, in the
+    layout's points; `recurring`, for a document of several pages, the band lines seen on two pages or more
+    (layout/model_regions.py's in_furniture_regions).
     """
-    page = read_page(
-        layout.runs, layout.rules, layout.width, layout.height, TEXT_LAYER_PAGE, budget, repeated, furniture, recurring
-    )
+    return layout_read(layout, repeated, marked, budget, furniture, recurring, params)[0]
+
+
+def layout_read(
+    layout: PageLayout,
+    repeated: Iterable[str] = (),
+    marked: bool = False,
+    budget: LayoutBudget | None = None,
+    furniture: Regions = (),
+    recurring: frozenset[str] | None = None,
+    params: ReadingParams = READING_PARAMS,
+) -> tuple[str, PageRead]:
+    """layout_text's text, and the reading it came from (its kept lines, where they stand: routing's evidence)."""
+    runs, rules, width, height = layout.runs, layout.rules, layout.width, layout.height
+    page = read_page(runs, rules, width, height, TEXT_LAYER_PAGE, budget, repeated, furniture, recurring, params.layout)
     text = normalise_whitespace(clean_text(page.text))
     # Scripts were marked for the furniture rules (a superscript is no page number) and the trust check.
-    return text if marked else write_scripts(text)
+    return (text if marked else write_scripts(text)), page
 
 
-def extract_page_text(page: pdfium.PdfPage, repeated: Iterable[str] = ()) -> str:
+def extract_page_text(
+    page: pdfium.PdfPage, repeated: Iterable[str] = (), params: ReadingParams = READING_PARAMS
+) -> str:
     """The page's own text in reading order (columns one after another), tables as HTML, furniture dropped."""
-    return layout_text(page_layout(page), repeated)
+    return layout_text(page_layout(page, params=params), repeated, params=params)
 
 
 def plain_text(page: pdfium.PdfPage) -> str:
@@ -199,10 +219,10 @@ def image_coverage(page: pdfium.PdfPage, max_objects: int = 500) -> float:
     return min(covered / area, 1.0)
 
 
-def _fragment_share(words: list[str]) -> float:
+def _fragment_share(words: list[str], params: TextLayerParams) -> float:
     """Share of lower-case words that are a piece of a word (one or two letters, no common word) before lower case."""
     lower = sum(1 for w in words if w.isalpha() and w.islower())
-    if lower < TL.min_fragment_words:
+    if lower < params.min_fragment_words:
         return 0.0
     pieces = sum(
         1
@@ -213,9 +233,13 @@ def _fragment_share(words: list[str]) -> float:
 
 
 def assess_text_layer(
-    text: str, page_area_pt2: float | None = None, image_share: float | None = None
+    text: str,
+    page_area_pt2: float | None = None,
+    image_share: float | None = None,
+    params: ReadingParams = READING_PARAMS,
 ) -> TextLayerQuality:
-    """Decide whether `text` (from extract_page_text) can replace OCR for its page.
+    """Decide whether `text` (from extract_page_text) can replace OCR for its page, by the verdict's thresholds of
+    `params`' text layer.
 
     `image_share` (from image_coverage) catches scans that carry only a stamp or header as real text.
     """
@@ -227,11 +251,14 @@ def assess_text_layer(
     if page_area_pt2:
         # Characters per A4-sized area (~500,000 pt²): a full text page has 1,500 or more.
         stats["chars_per_a4"] = round(n * 500_000 / page_area_pt2, 1)
-    if n < TL.min_chars:
+    if n < params.text_layer.min_chars:
         return TextLayerQuality(False, "too little text", stats)
     if image_share is not None:
         stats["image_share"] = round(image_share, 3)
-        if image_share >= TL.min_scan_image_share and stats.get("chars_per_a4", 0) < TL.min_chars_per_a4_over_scan:
+        if (
+            image_share >= params.text_layer.min_scan_image_share
+            and stats.get("chars_per_a4", 0) < params.text_layer.min_chars_per_a4_over_scan
+        ):
             return TextLayerQuality(False, "mostly an image with a sparse text layer (a stamp over a scan?)", stats)
     cids = len(_CID.findall(text))
     bad = sum(1 for c in visible if c == "\ufffd" or unicodedata.category(c) in ("Cc", "Co", "Cs"))
@@ -250,17 +277,17 @@ def assess_text_layer(
         stats["vowel_share"] = round(vowels / len(ascii_letters), 4)
     if cids >= 3 or cids * 6 > len(words):
         return TextLayerQuality(False, "unmapped glyphs (cid:NN)", stats)
-    if stats["bad_share"] > TL.max_bad_share:
+    if stats["bad_share"] > params.text_layer.max_bad_share:
         return TextLayerQuality(False, "replacement, control or private-use characters", stats)
-    if stats["alnum_share"] < TL.min_alnum_share:
+    if stats["alnum_share"] < params.text_layer.min_alnum_share:
         return TextLayerQuality(False, "too few letters and digits", stats)
-    if stats["single_char_word_share"] > TL.max_single_char_word_share and len(words) >= 10:
+    if stats["single_char_word_share"] > params.text_layer.max_single_char_word_share and len(words) >= 10:
         return TextLayerQuality(False, "letters spaced apart", stats)
-    if stats["long_word_share"] > TL.max_long_word_share or stats["mean_word_len"] > 15:
+    if stats["long_word_share"] > params.text_layer.max_long_word_share or stats["mean_word_len"] > 15:
         return TextLayerQuality(False, "implausibly long words (missing spaces)", stats)
-    if _fragment_share(words) > TL.max_fragment_share:
+    if _fragment_share(words, params.text_layer) > params.text_layer.max_fragment_share:
         return TextLayerQuality(False, "words broken into pieces", stats)
-    lo, hi = TL.vowel_share_range
+    lo, hi = params.text_layer.vowel_share_range
     if len(ascii_letters) >= 200 and not lo <= stats["vowel_share"] <= hi:
         return TextLayerQuality(False, "implausible letter mix (scrambled font encoding)", stats)
     return TextLayerQuality(True, "ok", stats)

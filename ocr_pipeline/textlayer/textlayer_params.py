@@ -9,17 +9,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ocr_pipeline.layout.param_fields import doc_field
+from ocr_pipeline.layout.param_fields import check_values, doc_field
 
 
 @dataclass(frozen=True)
 class TextLayerParams:
-    """Thresholds of glyphs.py (runs, scripts), word_gaps.py (breaks on unspaced lines) and reader.py (verdict)."""
+    """Thresholds of glyphs.py (runs, scripts), word_gaps.py (breaks on unspaced lines), glyph_bounds.py (how many
+    characters are read) and reader.py (ruling lines, the verdict)."""
 
     # Runs and words (glyphs.py): a run gap separates columns and table cells pdfium placed on one text line.
     run_gap_heights: float = doc_field(1.2, "glyph heights: a wider gap starts a new run")
     word_gap_heights: float = doc_field(0.22, "glyph heights: a wider gap inside a run, with no space, is a word break")
-    # Sub- and superscripts: small capitals are not dropped, a small subscript may be dropped only a little.
+    # Sub- and superscripts in prose: small capitals are not dropped, a small subscript may be dropped only a little
+    # (a formula's symbols are told by math_params.MathParams.script_ratio, measured on formulas).
     script_size_ratio: float = doc_field(0.8, "base size share: a smaller glyph, raised or lowered, is a script")
     script_shift: float = doc_field(0.2, "base size share: a superscript's baseline is raised more than this")
     subscript_shift: float = doc_field(0.04, "base size share: a subscript's baseline is lowered more than this")
@@ -50,6 +52,32 @@ class TextLayerParams:
     min_fragment_words: int = doc_field(50, "words: fewer lower-case words than this judge no broken words")
     rule_thickness: float = doc_field(2.5, "points: a path object this thin is a ruling line")
 
+    # How many characters a page is read with (glyph_bounds.py): the repairs cost a dozen pdfium calls a character
+    # (1-2 s at the bound), the densest page of ../shared/data holds about 12,000; past the second bound a page
+    # (loose boxes, runs and the simple reading order at about 10 us a character) is cut, noted.
+    max_repaired_glyphs: int = doc_field(100_000, "characters: a page of more is read with loose boxes, no repairs")
+    max_page_chars: int = doc_field(250_000, "characters: the rest of a page past this many is left out")
 
-# The thresholds every text layer is read with today.
+    def __post_init__(self) -> None:
+        check_values(
+            self,
+            shares=(
+                "script_size_ratio",
+                "drop_cap_size_ratio",
+                "spaced_share",
+                "min_scan_image_share",
+                "max_bad_share",
+                "min_alnum_share",
+                "max_single_char_word_share",
+                "max_long_word_share",
+                "vowel_share_range",
+                "max_fragment_share",
+            ),
+            # A line's letter gap is the median of at least one.
+            positive=["min_letter_gaps"],
+            ordered=[("word_gap_heights", "run_gap_heights"), ("max_repaired_glyphs", "max_page_chars")],
+        )
+
+
+# The documented defaults every text layer is read with (reading_params.READING_PARAMS holds them).
 TEXT_LAYER_PARAMS = TextLayerParams()

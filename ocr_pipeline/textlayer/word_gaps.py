@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ocr_pipeline.textlayer.textlayer_params import TEXT_LAYER_PARAMS as TL
+from ocr_pipeline.textlayer.textlayer_params import TEXT_LAYER_PARAMS, TextLayerParams
 
 
 class _Glyph(Protocol):
@@ -71,34 +71,38 @@ def _median(values: list[float]) -> float:
     return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
 
 
-def word_gap_limits(glyphs: Sequence[_Glyph], fixed: float, run_gap: float) -> dict[int, float]:
-    """For a glyph index, the gap before it (in glyph heights) above which it starts a new word; `fixed` elsewhere."""
+def word_gap_limits(glyphs: Sequence[_Glyph], params: TextLayerParams = TEXT_LAYER_PARAMS) -> dict[int, float]:
+    """For a glyph index, the gap before it (in glyph heights) above which it starts a new word; the fixed
+    word_gap_heights elsewhere."""
+    fixed = params.word_gap_heights
     limits: dict[int, float] = {}
-    for seg in _segments(glyphs, run_gap):
+    for seg in _segments(glyphs, params.run_gap_heights):
         letter_gaps, word_gaps = seg.letter_gaps, seg.word_gaps
-        if len(letter_gaps) < TL.min_letter_gaps:
+        if len(letter_gaps) < params.min_letter_gaps:
             continue
         letter = _median(letter_gaps)
         # Glyph widths that disagree with the drawn advance (a font's wrong width table) scatter the letter gaps: a
         # break must stand out of that scatter too, and reach near the narrowest gap pdfium did give a space.
-        scatter = TL.noise_spreads * _median([abs(g - letter) for g in letter_gaps])
+        scatter = params.noise_spreads * _median([abs(g - letter) for g in letter_gaps])
         if word_gaps:
-            standout = max((_median(word_gaps) - letter) / 2, TL.spaced_share * min(word_gaps) - letter)
+            standout = max((_median(word_gaps) - letter) / 2, params.spaced_share * min(word_gaps) - letter)
         else:
-            standout = _lone_standout(sorted(letter_gaps), letter)
+            standout = _lone_standout(sorted(letter_gaps), letter, params)
         standout = max(standout, scatter)
         # The fixed limit still caps the break, unless the line's letters themselves sit that far apart (tracking).
-        limit = min(letter + max(standout, TL.min_standout_heights), max(fixed, letter + TL.min_standout_heights))
+        limit = min(
+            letter + max(standout, params.min_standout_heights), max(fixed, letter + params.min_standout_heights)
+        )
         for k in seg.members:
             limits[k] = limit
     return limits
 
 
-def _lone_standout(gaps: list[float], letter: float) -> float:
+def _lone_standout(gaps: list[float], letter: float, params: TextLayerParams) -> float:
     """How far above the letter gap word breaks start on a line without spaces: the cut between its two groups of
     gaps (the split of the sorted gaps with the largest between-group variance), or infinity when none is clear."""
     n = len(gaps)
-    if n < TL.min_lone_gaps:
+    if n < params.min_lone_gaps:
         return float("inf")
     prefix = [0.0]
     for g in gaps:
@@ -113,7 +117,7 @@ def _lone_standout(gaps: list[float], letter: float) -> float:
         return float("inf")
     low_top, high = gaps[cut - 1], gaps[cut]
     # One gap standing out alone may be one glyph's wrong width: it must stand out twice as far.
-    jump = TL.min_jump_heights * (2 if cut == n - 1 else 1)
-    if high - low_top < jump or high - letter < TL.lone_word_gap_heights:
+    jump = params.min_jump_heights * (2 if cut == n - 1 else 1)
+    if high - low_top < jump or high - letter < params.lone_word_gap_heights:
         return float("inf")
     return (low_top + high) / 2 - letter

@@ -17,6 +17,7 @@ from ocr_pipeline.engines.cpu.line_text import space_after_punctuation
 from ocr_pipeline.engines.cpu.orientation import detect_orientation, rotate_upright
 from ocr_pipeline.engines.cpu.sessions import tune_sessions
 from ocr_pipeline.layout.budget import LayoutBudget
+from ocr_pipeline.layout.layout_params import LAYOUT_PARAMS, LayoutParams
 from ocr_pipeline.layout.page_reader import SCAN_PAGE, read_page
 from ocr_pipeline.layout.scan_layout import level_boxes
 from ocr_pipeline.layout.scan_rules import find_rules
@@ -43,9 +44,13 @@ class CpuEngine:
     # (tables, furniture, text-layer repairs), so pages memoised by an older engine are read again.
     revision = "layout-5"
 
-    def __init__(self, threads: int | None = None, detect_rotation: bool = True) -> None:
+    def __init__(
+        self, threads: int | None = None, detect_rotation: bool = True, layout: LayoutParams = LAYOUT_PARAMS
+    ) -> None:
         self.threads = threads or _default_threads()
         self.detect_rotation = detect_rotation
+        # The thresholds a scan's OCR lines are laid out with (layout/layout_params.py): the documented defaults.
+        self.layout = layout
         self._ocr: Any = None
         self._lock = threading.Lock()
 
@@ -138,7 +143,7 @@ class CpuEngine:
                 image = rotate_upright(image, correction)
                 quads, txts, scores = self._run(image)
         # Skewed scans are levelled first (scan_layout.py): a slanted line's upright box overlaps its neighbours.
-        boxes, leveller = level_boxes(quads, [space_after_punctuation(t) for t in txts], image.width)
+        boxes, leveller = level_boxes(quads, [space_after_punctuation(t) for t in txts], image.width, self.layout)
         # Ruling lines in the image make a scanned table's OCR lines into cells, as the text layer's runs.
         h = float(np.median([b.height for b in boxes])) if boxes else 0.0
         rules = find_rules(np.asarray(image.convert("L")), h) if boxes else []
@@ -148,7 +153,7 @@ class CpuEngine:
         # The one layout pipeline (layout/page_reader.py), with what a scan needs: spreads, letterheads. The layout
         # model's headers and footers are a text layer's only (pdf/page_regions.py): on scans it found one test more
         # on each part of headers_footers for ~130 MB more in the engine's process, past the family's memory bound.
-        page = read_page(boxes, rules, image.width, image.height, SCAN_PAGE, budget)
+        page = read_page(boxes, rules, image.width, image.height, SCAN_PAGE, budget, params=self.layout)
         text, tables, kept = page.text, page.tables, page.kept
         layout_note = {"layout_note": "; ".join(budget.notes)} if budget.notes else {}
         return {

@@ -18,16 +18,9 @@ from functools import lru_cache
 
 from ocr_pipeline.layout.budget import LayoutBudget
 from ocr_pipeline.textlayer.glyphs import Glyph
+from ocr_pipeline.textlayer.math.math_params import MATH_PARAMS, MathParams
 from ocr_pipeline.textlayer.math.symbols import OPERATOR_NAMES, OPERATORS, is_italic, is_math_font
 
-# Inline formulas go on across a line break; a jump back of more than this many sizes is that break.
-WRAP_JUMP = 5.0
-# Lines of a display are stacked within this many sizes of each other.
-STACK_GAP = 1.5
-# A display is spaced at least this many sizes off the lines above and below it (a paragraph's lines nearly touch).
-DISPLAY_SPACE = 0.6
-# A display starts at least this many sizes right of the text line before it (displays are centred or indented).
-DISPLAY_INDENT = 1.0
 # What a math font sets that prose uses too (bullets, degrees, dashes, footnote marks) and unmapped glyphs: none of
 # them makes a formula by itself.
 _PROSE_SYMBOLS = set("\u2022\u00b0\u2218\u25e6\u00b7\u2010\u2011\u2012\u2013\u2014\u2217\u2020\u2021\u00a7\ufffd")
@@ -56,20 +49,22 @@ class Formula:
     pieces: list[list[int]]
 
 
-def find_formulas(glyphs: list[Glyph], budget: LayoutBudget | None = None) -> list[Formula]:
+def find_formulas(
+    glyphs: list[Glyph], budget: LayoutBudget | None = None, params: MathParams = MATH_PARAMS
+) -> list[Formula]:
     """The page's formulas, displays first."""
     budget = budget or LayoutBudget()
     budget.charge(len(glyphs))
-    tokens = _tokens(glyphs)
-    displays = _display_blocks(glyphs, tokens, budget)
+    tokens = _tokens(glyphs, params)
+    displays = _display_blocks(glyphs, tokens, budget, params)
     taken = {k for a, b in displays for k in range(a, b + 1)}
     out = []
     for a, b in displays:
         first, last = tokens[a].start, tokens[b].end
         out.append(Formula(first, last, True, [[k for k in range(first, last) if glyphs[k].box]]))
-    for a, b in _inline_spans(glyphs, tokens, taken):
+    for a, b in _inline_spans(glyphs, tokens, taken, params):
         first, last = tokens[a].start, tokens[b].end
-        out.append(Formula(first, last, False, _pieces(glyphs, first, last)))
+        out.append(Formula(first, last, False, _pieces(glyphs, first, last, params)))
     return out
 
 
@@ -89,7 +84,7 @@ class _Token:
     prose: bool  # holds a word of the text font at the text's size: two lower-case letters or more, no operator name
 
 
-def _token(glyphs: list[Glyph], start: int, end: int, line: int) -> _Token:
+def _token(glyphs: list[Glyph], start: int, end: int, line: int, params: MathParams) -> _Token:
     part = glyphs[start:end]
     size = max(g.size for g in part)
     chars, math, seed, italic = [], False, False, True
@@ -101,7 +96,7 @@ def _token(glyphs: list[Glyph], start: int, end: int, line: int) -> _Token:
         italic = italic and (is_italic(g.font) or not g.text.isalpha())  # its letters are all italic
         # The text font's letters at full size, words split where anything else stands between ("f(x)": "f x"); a
         # word a math font's glyph follows at once (through a bracket at most) names a function: "Aff_S", "Coh(P)".
-        if not in_math and g.size > 0.85 * size and g.text.isalpha():
+        if not in_math and g.size > params.script_ratio * size and g.text.isalpha():
             chars.append(g.text)
         elif in_math and chars and chars[-1] not in " (":
             chars.append("(" if g.text.isalpha() else " ")
@@ -117,14 +112,15 @@ def _token(glyphs: list[Glyph], start: int, end: int, line: int) -> _Token:
                 and (len(w) > 3 or sum(c in upright for c in w) >= 2) for w in words)  # fmt: skip
     # A Greek letter closing a name of capitals in the text font ("IFNγ", "TNFα", "ERβ") is part of the name.
     tail = part[-1]
-    if (len(part) >= 3 and is_math_font(tail.font) and _GREEK_LOWER.match(tail.text) and tail.size > 0.85 * size
+    if (len(part) >= 3 and is_math_font(tail.font) and _GREEK_LOWER.match(tail.text)
+            and tail.size > params.script_ratio * size
             and all(g.text.isupper() and not is_math_font(g.font) for g in part[:-1])):  # fmt: skip
         seed = False
     # A word of prose with a math font's symbol on it ("γ-ray") starts no formula.
     return _Token(start, end, math, seed and not prose, seed, word, italic, size, line, prose)
 
 
-def _tokens(glyphs: list[Glyph]) -> list[_Token]:
+def _tokens(glyphs: list[Glyph], params: MathParams) -> list[_Token]:
     out: list[_Token] = []
     start, line = None, 0
     for k, g in enumerate([*glyphs, Glyph(" ", None)]):
@@ -132,7 +128,7 @@ def _tokens(glyphs: list[Glyph]) -> list[_Token]:
             start = k if start is None else start
             continue
         if start is not None:
-            token = _token(glyphs, start, k, line)
+            token = _token(glyphs, start, k, line, params)
             # A word broken at the line's end by a hyphen (pdfium's marker) is half a word of prose ("Re-turn").
             out.append(replace(token, prose=True) if g.text in "\x02\ufffe" and token.word.strip() else token)
             start = None
@@ -141,15 +137,20 @@ def _tokens(glyphs: list[Glyph]) -> list[_Token]:
     biggest: dict[int, float] = {}
     for t in out:
         biggest[t.line] = max(biggest.get(t.line, 0.0), t.size)
-    return [replace(t, prose=False, seed=t.symbol) if t.prose and t.size <= 0.85 * biggest[t.line] else t for t in out]
+    return [
+        replace(t, prose=False, seed=t.symbol) if t.prose and t.size <= params.script_ratio * biggest[t.line] else t
+        for t in out
+    ]
 
 
-def _joins(tok: _Token, size: float, glyphs: list[Glyph], near: _Token, far: _Token | None, forward: bool) -> bool:
+def _joins(
+    tok: _Token, size: float, glyphs: list[Glyph], near: _Token, far: _Token | None, forward: bool, params: MathParams
+) -> bool:
     """Whether an inline formula of body `size` runs on into `tok`, the token after (`forward`) or before its end
     token `near`; `far` is the token past `tok`."""
     if tok.prose:
         return False
-    if tok.math or not tok.word.strip() or tok.size <= 0.85 * size:
+    if tok.math or not tok.word.strip() or tok.size <= params.script_ratio * size:
         return True
     words = tok.word.split()
     if all(w in OPERATOR_NAMES for w in words) or tok.italic and all(len(w) == 1 for w in words):
@@ -218,7 +219,9 @@ def _stacked(block: list[_Line], budget: LayoutBudget) -> bool:
     )
 
 
-def _display_blocks(glyphs: list[Glyph], tokens: list[_Token], budget: LayoutBudget) -> list[tuple[int, int]]:
+def _display_blocks(
+    glyphs: list[Glyph], tokens: list[_Token], budget: LayoutBudget, params: MathParams
+) -> list[tuple[int, int]]:
     """Token ranges of displays: runs of lines without prose, one with a math font at least, on rows of their own,
     indented from the text line before or after them."""
     lines = _lines(glyphs, tokens)
@@ -232,7 +235,8 @@ def _display_blocks(glyphs: list[Glyph], tokens: list[_Token], budget: LayoutBud
         j, box = k, lines[k].box
         while j + 1 < len(lines) and not lines[j + 1].prose:
             nxt, size = lines[j + 1].box, lines[j + 1].size
-            if nxt[3] < box[1] - STACK_GAP * size or nxt[1] > box[3] + STACK_GAP * size:  # not stacked on the block
+            reach = params.display_stack_sizes * size
+            if nxt[3] < box[1] - reach or nxt[1] > box[3] + reach:  # not stacked on the block
                 break
             j, box = j + 1, (min(box[0], nxt[0]), min(box[1], nxt[1]), max(box[2], nxt[2]), max(box[3], nxt[3]))
         block = lines[k : j + 1]
@@ -245,19 +249,22 @@ def _display_blocks(glyphs: list[Glyph], tokens: list[_Token], budget: LayoutBud
             # or built of stacked lines (limits, fractions), which a line of a paragraph never is.
             # A word or two of prose ("where", "for all") in a display needs the indent: lines of a paragraph with
             # a formula in them are spaced off and stacked too, when the formula has limits.
-            spaced = all(b[1] - box[3] >= DISPLAY_SPACE * size or box[1] - b[3] >= DISPLAY_SPACE * size for b in around)
+            space = params.display_space_sizes * size
+            spaced = all(b[1] - box[3] >= space or box[1] - b[3] >= space for b in around)
             wordless = not any(t.prose for t in tokens[lines[k].first : lines[j].last + 1])
             if all(_apart(box, b) for b in around) and (
                 wordless
                 and (_stacked(block, budget) or spaced or not text)
-                or any(box[0] >= b[0] + DISPLAY_INDENT * size for b in text)
+                or any(box[0] >= b[0] + params.display_indent_sizes * size for b in text)
             ):
                 blocks.append((lines[k].first, lines[j].last))
         k = j + 1
     return blocks
 
 
-def _inline_spans(glyphs: list[Glyph], tokens: list[_Token], taken: set[int]) -> list[tuple[int, int]]:
+def _inline_spans(
+    glyphs: list[Glyph], tokens: list[_Token], taken: set[int], params: MathParams
+) -> list[tuple[int, int]]:
     """Token ranges (first, last) of formulas inside lines of prose (tokens in `taken` belong to displays)."""
     spans: list[tuple[int, int]] = []
     k = 0
@@ -269,13 +276,13 @@ def _inline_spans(glyphs: list[Glyph], tokens: list[_Token], taken: set[int]) ->
         size = tokens[k].size
         while b + 1 < len(tokens) and b + 1 not in taken:
             far = tokens[b + 2] if b + 2 < len(tokens) and b + 2 not in taken else None
-            if not _joins(tokens[b + 1], size, glyphs, tokens[b], far, True):
+            if not _joins(tokens[b + 1], size, glyphs, tokens[b], far, True, params):
                 break
             b += 1
             size = max(size, tokens[b].size) if tokens[b].math else size
         while a - 1 >= 0 and a - 1 not in taken and (not spans or a - 1 > spans[-1][1]):
             far = tokens[a - 2] if a - 2 >= 0 and a - 2 not in taken else None
-            if not _joins(tokens[a - 1], size, glyphs, tokens[a], far, False):
+            if not _joins(tokens[a - 1], size, glyphs, tokens[a], far, False, params):
                 break
             a -= 1
         spans.append((a, b))
@@ -283,7 +290,7 @@ def _inline_spans(glyphs: list[Glyph], tokens: list[_Token], taken: set[int]) ->
     return spans
 
 
-def _pieces(glyphs: list[Glyph], first: int, last: int) -> list[list[int]]:
+def _pieces(glyphs: list[Glyph], first: int, last: int, params: MathParams) -> list[list[int]]:
     """The formula's glyph indices cut where it wraps to the next line: a jump down and back to the left, to where
     the formula began or further (a fraction's denominator starts right of that)."""
     pieces: list[list[int]] = [[]]
@@ -295,7 +302,7 @@ def _pieces(glyphs: list[Glyph], first: int, last: int) -> list[list[int]]:
             continue
         if prev is not None and prev.box is not None:
             back, down = prev.box[0] - g.box[2], g.box[3] < prev.box[1] + 0.5 * size
-            if back > WRAP_JUMP * size and down and g.box[0] <= start + size:
+            if back > params.wrap_jump_sizes * size and down and g.box[0] <= start + size:
                 pieces.append([])
         if not pieces[-1]:
             start, size = g.box[0], g.size

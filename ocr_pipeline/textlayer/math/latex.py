@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Protocol
 
-from ocr_pipeline.layout.boxes import bounds
+from ocr_pipeline.layout.boxes import Extent, bounds
 from ocr_pipeline.layout.budget import LayoutBudget
 from ocr_pipeline.textlayer.glyphs import Glyph
 from ocr_pipeline.textlayer.math.find import find_formulas
 from ocr_pipeline.textlayer.math.layout import build_rows
+from ocr_pipeline.textlayer.math.math_params import MATH_PARAMS, MathParams
 from ocr_pipeline.textlayer.math.rows import FractionBar, Item, display_latex, row_latex
 from ocr_pipeline.textlayer.math.symbols import (
     ACCENTS,
@@ -31,39 +31,16 @@ from ocr_pipeline.textlayer.math.symbols import (
     symbol_latex,
 )
 
-# Which inline formulas are written as LaTeX: "stacked" ones only (a fraction, a radical, a binomial or matrix: plain
-# text cannot hold them), "all", or "none". A formula inside a sentence with only scripts and symbols reads as the
-# pdftotext convention writes it ("x i", "Eu 3+"), which is also how olmOCR-Bench's multi-column ground truth
-# writes such formulas: in LaTeX they cost 9 of its 552 tests (benchmarks/README.md).
-INLINE = "stacked"
+# What plain text cannot hold: an inline formula of these is written as LaTeX when MathParams.inline is "stacked".
 _STACKED = re.compile(r"\\(frac|sqrt|binom|begin|overline)\b")
-# An inline formula is written as LaTeX only when it holds at least this many glyphs (a lone "x" or "α" stays as it is).
-MIN_SYMBOLS = 3
 _DELIMITERS = set("()[]{}|\u2016\u27e8\u27e9\u230a\u230b\u2308\u2309\u2211\u220f\u222b\u221a")
-# A display's equation number: "(3)", "(2.1a)", "(A.4)", this many sizes right of the display at least.
+# A display's equation number: "(3)", "(2.1a)", "(A.4)", MathParams.label_gap_sizes right of the display at least.
 _LABEL = re.compile(r"\((\d+|[A-Z])(\.\d+)*[a-z]?\)")
-LABEL_GAP = 2.0
 # Arrows TeX draws long by running a minus (or two) into them.
 _LONG = {"\\to": "\\longrightarrow", "\\longrightarrow": "\\longrightarrow", "\\Rightarrow": "\\Longrightarrow"}
 # Formulas as this module writes them: on one line, an inline one without spaces at its ends (a price, "$25.00", in
 # the text does not start one that runs on to the next "$").
 _INLINE_MATH = re.compile(r"\$\$[^$\n]+\$\$|\$(?!\s)[^$\n]*(?<!\s)\$")
-# A formula piece of more glyphs than this stays as its glyphs: building one compares its symbols pairwise, and the
-# longest on pdf-parse-bench's formula pages holds 113.
-MAX_FORMULA_GLYPHS = 2000
-
-
-class Ruling(Protocol):
-    """A drawn line as table_html.Rule gives it (y grows downwards)."""
-
-    @property
-    def x0(self) -> float: ...
-    @property
-    def y0(self) -> float: ...
-    @property
-    def x1(self) -> float: ...
-    @property
-    def y1(self) -> float: ...
 
 
 def _word_latex(text: str, font: str) -> str:
@@ -196,14 +173,14 @@ def _rules_in(rules: list[FractionBar], items: list[Item]) -> list[FractionBar]:
     return [r for r in rules if r.x0 >= x0 and r.x1 <= x1 and r.y0 >= y0 and r.y1 <= y1]
 
 
-def _glyph(latex: str, items: list[Item]) -> Glyph:
+def _glyph(latex: str, items: list[Item], params: MathParams) -> Glyph:
     size = max(it.size for it in items)
-    bases = [it.base for it in items if it.base is not None and it.size >= 0.85 * size]
+    bases = [it.base for it in items if it.base is not None and it.size >= params.script_ratio * size]
     box = bounds(items)
     return Glyph(latex, box, size, baseline=bases[0] if bases else None)
 
 
-def _label(glyphs: list[Glyph], piece: list[int]) -> tuple[list[int], list[int]]:
+def _label(glyphs: list[Glyph], piece: list[int], params: MathParams) -> tuple[list[int], list[int]]:
     """A display's equation number, set apart at its right end ("(3)"): the display's glyphs without it, and its."""
     boxes = {k: box for k in piece if (box := glyphs[k].box) is not None}
     order = sorted(boxes, key=lambda k: boxes[k][0])
@@ -214,7 +191,7 @@ def _label(glyphs: list[Glyph], piece: list[int]) -> tuple[list[int], list[int]]
         ends.append(right)
         right = max(right, boxes[k][2])
     for n in range(len(order) - 1, 0, -1):
-        if boxes[order[n]][0] - ends[n] > LABEL_GAP * size:
+        if boxes[order[n]][0] - ends[n] > params.label_gap_sizes * size:
             label = sorted(order[n:])
             if _LABEL.fullmatch("".join(glyphs[k].text for k in label)):
                 return [k for k in piece if k not in label], label
@@ -223,11 +200,16 @@ def _label(glyphs: list[Glyph], piece: list[int]) -> tuple[list[int], list[int]]
 
 
 def latex_formulas(
-    glyphs: list[Glyph], ruling: Sequence[Ruling], height: float, budget: LayoutBudget | None = None
+    glyphs: list[Glyph],
+    ruling: Sequence[Extent],
+    height: float,
+    budget: LayoutBudget | None = None,
+    params: MathParams = MATH_PARAMS,
 ) -> list[Glyph]:
     """The glyphs with each display's glyphs replaced by one glyph holding its LaTeX (`$$..$$`), and each inline
-    formula's that plain text cannot hold (`$..$`, see INLINE); `ruling` holds the page's drawn lines, y growing
-    downwards from the top of a page `height` high. Past the page's `budget`, BudgetSpent (layout_budget.py)."""
+    formula's that plain text cannot hold (`$..$`, or as `params.inline` says); `ruling` holds the page's drawn lines
+    (boxes.Rule), y growing downwards from the top of a page `height` high. Past the page's `budget`, BudgetSpent
+    (layout/budget.py)."""
     if not any(is_math_font(font) for font in {g.font for g in glyphs}):
         return glyphs
     budget = budget or LayoutBudget()
@@ -235,7 +217,7 @@ def latex_formulas(
     rules = [FractionBar(r.x0, height - r.y1, r.x1, height - r.y0) for r in ruling if r.y1 - r.y0 <= 1.5 < r.x1 - r.x0]
     replaced: dict[int, list[Glyph]] = {}  # first glyph index -> what stands for the formula
     dropped: set[int] = set()
-    for formula in find_formulas(glyphs, budget):
+    for formula in find_formulas(glyphs, budget, params):
         out: list[Glyph] = []
         pieces = formula.pieces
         for n, piece in enumerate(pieces):
@@ -247,34 +229,34 @@ def latex_formulas(
                 any(glyphs[k].text == "$" for k in piece)
                 or not formula.display
                 and (
-                    len(piece) < MIN_SYMBOLS
+                    len(piece) < params.min_symbols
                     or not any(is_math_font(glyphs[k].font) for k in piece)
                     or all(glyphs[k].text.isascii() and not glyphs[k].text.isalpha() for k in piece)
                 )
             ):
                 out += glyphs[piece[0] : piece[-1] + 1]
                 continue
-            if len(piece) > MAX_FORMULA_GLYPHS:
-                budget.note(f"a formula of {len(piece)} glyphs (bound {MAX_FORMULA_GLYPHS}) kept as text")
+            if len(piece) > params.max_formula_glyphs:
+                budget.note(f"a formula of {len(piece)} glyphs (bound {params.max_formula_glyphs}) kept as text")
                 out += glyphs[piece[0] : piece[-1] + 1]
                 continue
             # Its symbols are compared pairwise, and with the page's rules.
             budget.charge(len(piece) * (len(piece) + len(rules)))
-            piece, label = _label(glyphs, piece) if formula.display else (piece, [])
+            piece, label = _label(glyphs, piece, params) if formula.display else (piece, [])
             items = _items(glyphs, piece)
             if sum(not it.latex for it in items) * 3 > len(items):  # mostly glyphs mapped to nothing: not readable
                 out += glyphs[min(piece + label) : max(piece + label) + 1]
                 continue
-            lines = build_rows(items, _rules_in(rules, items), formula.display)
+            lines = build_rows(items, _rules_in(rules, items), formula.display, params)
             if formula.display:
-                out.append(_glyph(f"$${display_latex(lines)}$$", items))
+                out.append(_glyph(f"$${display_latex(lines, params)}$$", items, params))
                 out += [Glyph(" ", None), *(glyphs[k] for k in label)] if label else []
                 continue
             latex = (
-                row_latex(lines[0]) if len(lines) == 1 else ""
+                row_latex(lines[0], params=params) if len(lines) == 1 else ""
             )  # an inline formula read as two lines: not understood
-            if latex and (INLINE == "all" or INLINE == "stacked" and _STACKED.search(latex)):
-                out.append(_glyph(f"${latex}$", items))
+            if latex and (params.inline == "all" or params.inline == "stacked" and _STACKED.search(latex)):
+                out.append(_glyph(f"${latex}$", items, params))
             else:
                 out += glyphs[piece[0] : piece[-1] + 1]
         replaced[formula.first] = out

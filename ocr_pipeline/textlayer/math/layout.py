@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ocr_pipeline.layout.boxes import bounds, right_of, x_span, y_span
+from ocr_pipeline.textlayer.math.math_params import MATH_PARAMS, MathParams
 from ocr_pipeline.textlayer.math.rows import (
     AXIS,
     RELATIONS,
-    SCRIPT_RATIO,
     FractionBar,
     Item,
     line_axis,
@@ -22,12 +22,9 @@ from ocr_pipeline.textlayer.math.rows import (
     rows,
 )
 
-# A stack sits within this many of its symbols' sizes of the rule or operator it belongs to.
-STACK_GAP = 0.9
-# Big delimiters that open and close a matrix, and the matrix each makes; a gap this many sizes wide parts its cells.
+# Big delimiters that open and close a matrix, and the matrix each makes (MathParams.cell_gap_sizes parts its cells).
 _PAIRS = {"(": ")", "[": "]", "\\{": "\\}", "|": "|", "\\|": "\\|", "\\langle": "\\rangle"}
 _MATRICES = {"(": "pmatrix", "[": "bmatrix", "\\{": "Bmatrix", "|": "vmatrix", "\\|": "Vmatrix"}
-CELL_GAP = 0.8
 # Symbols whose limits a display sets above and below them.
 BIG_OPERATORS = {
     "\\sum", "\\prod", "\\coprod", "\\bigcup", "\\bigcap", "\\bigwedge", "\\bigvee", "\\bigoplus", "\\bigotimes",
@@ -40,8 +37,10 @@ def _union(latex: str, parts: list[Item], size: float, base: float | None) -> It
     return Item(latex, *bounds(parts), size, base)
 
 
-def _stack(items: list[Item], x0: float, x1: float, edge: float, above: bool, limit: float | None = None) -> list[Item]:
-    """Items over (or under) the span x0..x1 that reach within STACK_GAP sizes of `edge`, and those that touch
+def _stack(
+    items: list[Item], x0: float, x1: float, edge: float, above: bool, params: MathParams, limit: float | None = None
+) -> list[Item]:
+    """Items over (or under) the span x0..x1 that reach within stack_reach_sizes of `edge`, and those that touch
     them in turn (a numerator's own scripts and stacks; a fraction only when it is near itself: the one on the next
     line of an aligned display is not); none past `limit` (halfway to another rule)."""
     inside = [
@@ -50,7 +49,7 @@ def _stack(items: list[Item], x0: float, x1: float, edge: float, above: bool, li
         and (it.y0 >= edge - 0.25 * it.size if above else it.y1 <= edge + 0.25 * it.size)
         and (limit is None or (it.yc < limit if above else it.yc > limit))
     ]  # fmt: skip
-    near = [it for it in inside if abs((it.y0 if above else it.y1) - edge) <= STACK_GAP * it.size]
+    near = [it for it in inside if abs((it.y0 if above else it.y1) - edge) <= params.stack_reach_sizes * it.size]
     grown, seen = list(near), {id(it) for it in near}
     while near:
         lo, hi = y_span(grown)
@@ -70,7 +69,7 @@ def _sign(items: list[Item], rule: FractionBar) -> Item | None:
                  and it.yc <= rule.y1 <= it.y1 + 0.2 * it.size), None)  # fmt: skip
 
 
-def _radical(items: list[Item], rule: FractionBar) -> list[Item] | None:
+def _radical(items: list[Item], rule: FractionBar, params: MathParams) -> list[Item] | None:
     """A root sign whose rule starts at its top right: \\sqrt of what is under the rule; None when no sign is."""
     sign = _sign(items, rule)
     if sign is None:
@@ -81,13 +80,13 @@ def _radical(items: list[Item], rule: FractionBar) -> list[Item] | None:
     top = Item("", sign.x0, sign.y0, rule.x1, rule.y1, sign.size)
     # The radical sits on the line of the radicand's main symbol (a fraction's axis, or a baseline).
     main = max(under, key=lambda it: (it.size, it.axis is not None), default=sign)
-    node = _union(f"\\sqrt{{{build(under, [])}}}", [top, *under], max(it.size for it in [sign, *under]),
+    node = _union(f"\\sqrt{{{build(under, [], params)}}}", [top, *under], max(it.size for it in [sign, *under]),
                   line_axis(main) - AXIS * main.size)  # fmt: skip
     used = {id(sign), *map(id, under)}
     return [it for it in items if id(it) not in used] + [node]
 
 
-def _ruled(items: list[Item], rules: list[FractionBar], body: float = 0.0) -> list[Item]:
+def _ruled(items: list[Item], rules: list[FractionBar], body: float, params: MathParams) -> list[Item]:
     """Rules read innermost (narrowest) first: a radical's; with a stack above and below, a fraction's; with a
     stack under it only, an overline. A stack stops halfway to the next rule over the same span not yet read (the
     fraction on the next line of an aligned display)."""
@@ -95,7 +94,7 @@ def _ruled(items: list[Item], rules: list[FractionBar], body: float = 0.0) -> li
     radicals = {id(r) for r in rules if _sign(items, r) is not None}
     while waiting:
         rule = waiting.pop(0)
-        radical = _radical(items, rule)
+        radical = _radical(items, rule, params)
         if radical is not None:
             items = radical
             continue
@@ -103,16 +102,20 @@ def _ruled(items: list[Item], rules: list[FractionBar], body: float = 0.0) -> li
         # Halfway to the next rule up or down: past it a symbol belongs to that rule's stack.
         top = min(((r.y0 + rule.y1) / 2 for r in others if r.y0 > rule.y1), default=None)
         bottom = max(((r.y1 + rule.y0) / 2 for r in others if r.y1 < rule.y0), default=None)
-        over = _stack(items, rule.x0, rule.x1, rule.y1, True, top)
-        under = _stack(items, rule.x0, rule.x1, rule.y0, False, bottom)
+        over = _stack(items, rule.x0, rule.x1, rule.y1, True, params, top)
+        under = _stack(items, rule.x0, rule.x1, rule.y0, False, params, bottom)
         if over and under:
             size = max(it.size for it in over + under)
             # In a display, a fraction set smaller than the display's symbols is a \\tfrac.
-            frac = "\\tfrac" if size <= SCRIPT_RATIO * body else "\\frac"
-            node = _union(f"{frac}{{{build(over, [])}}}{{{build(under, [])}}}", over + under, size, None)
+            frac = "\\tfrac" if size <= params.script_ratio * body else "\\frac"
+            node = _union(
+                f"{frac}{{{build(over, [], params)}}}{{{build(under, [], params)}}}", over + under, size, None
+            )
             node = replace(node, x0=min(rule.x0, node.x0), x1=max(rule.x1, node.x1), axis=(rule.y0 + rule.y1) / 2)
         elif under:
-            node = _union(f"\\overline{{{build(under, [])}}}", under, max(it.size for it in under), under[0].base)
+            node = _union(
+                f"\\overline{{{build(under, [], params)}}}", under, max(it.size for it in under), under[0].base
+            )
         else:
             continue
         used = set(map(id, over + under))
@@ -120,7 +123,7 @@ def _ruled(items: list[Item], rules: list[FractionBar], body: float = 0.0) -> li
     return items
 
 
-def _limits(items: list[Item]) -> list[Item]:
+def _limits(items: list[Item], params: MathParams) -> list[Item]:
     """Big operators with stacks above or below them: limits (\\sum_{i=1}^{n}); a relation or arrow with small
     symbols over or under it: \\overset, \\underset."""
     for op in [it for it in items if it.latex in BIG_OPERATORS or it.latex in RELATIONS]:
@@ -128,20 +131,23 @@ def _limits(items: list[Item]) -> list[Item]:
         top, bottom = op.y1, op.y0
         if op.latex in RELATIONS and op.base is not None:  # a relation's ink is a thin band around the axis
             top, bottom = op.base + 2 * AXIS * op.size, op.base
-        over = [it for it in _stack(rest, op.x0, op.x1, top, above=True) if it.size <= SCRIPT_RATIO * op.size]
-        under = [it for it in _stack(rest, op.x0, op.x1, bottom, above=False) if it.size <= SCRIPT_RATIO * op.size]
-        small = [it for it in rest if it.size <= SCRIPT_RATIO * op.size]
+        script = params.script_ratio * op.size
+        over = [it for it in _stack(rest, op.x0, op.x1, top, True, params) if it.size <= script]
+        under = [it for it in _stack(rest, op.x0, op.x1, bottom, False, params) if it.size <= script]
+        small = [it for it in rest if it.size <= script]
         over, under = _widen(small, over), _widen(small, under)
         if op.latex in RELATIONS:  # what is set over a relation is centred on it: a script before it is not
             over, under = _centred(over, op), _centred(under, op)
         if not over and not under:
             continue
         if op.latex in RELATIONS:
-            latex = f"\\overset{{{build(over, [])}}}{{{op.latex}}}" if over else op.latex
-            latex = f"\\underset{{{build(under, [])}}}{{{latex}}}" if under else latex
+            latex = f"\\overset{{{build(over, [], params)}}}{{{op.latex}}}" if over else op.latex
+            latex = f"\\underset{{{build(under, [], params)}}}{{{latex}}}" if under else latex
         else:
             latex = (
-                op.latex + (f"_{{{build(under, [])}}}" if under else "") + (f"^{{{build(over, [])}}}" if over else "")
+                op.latex
+                + (f"_{{{build(under, [], params)}}}" if under else "")
+                + (f"^{{{build(over, [], params)}}}" if over else "")
             )
         used = {id(op), *map(id, over), *map(id, under)}
         items = [it for it in items if id(it) not in used]
@@ -178,7 +184,7 @@ def _widen(items: list[Item], seed: list[Item]) -> list[Item]:
     return out
 
 
-def _grids(items: list[Item]) -> list[Item]:
+def _grids(items: list[Item], params: MathParams) -> list[Item]:
     """Lines stacked between a pair of big delimiters (or after a big left brace, with nothing to close it): a
     binomial, a matrix, cases."""
     tall = sorted((it for it in items if it.latex in _PAIRS.keys() | _PAIRS.values() and it.y1 - it.y0 > 1.6 * it.size),
@@ -191,10 +197,10 @@ def _grids(items: list[Item]) -> list[Item]:
         end = right.x0 if right is not None else float("inf")
         inner = [it for it in items if left.x1 - 1 <= it.xc <= end + 1 and left.y0 <= it.yc <= left.y1
                  and it is not left and it is not right]  # fmt: skip
-        lines = rows(inner)
+        lines = rows(inner, params)
         if len(lines) < 2:
             continue
-        cells = [_cells(line) for line in lines]
+        cells = [_cells(line, params) for line in lines]
         if left.latex == "(" and len(cells) == 2 and all(len(c) == 1 for c in cells):
             latex = f"\\binom{{{cells[0][0]}}}{{{cells[1][0]}}}"
         else:
@@ -208,24 +214,26 @@ def _grids(items: list[Item]) -> list[Item]:
     return items
 
 
-def _cells(line: list[Item]) -> list[str]:
+def _cells(line: list[Item], params: MathParams) -> list[str]:
     """A matrix line's cells: its symbols cut where a gap wider than the size stands between them."""
     line = sorted(line, key=lambda it: it.x0)
     cells: list[list[Item]] = [[]]
     for it in line:
-        if cells[-1] and it.x0 - right_of(cells[-1]) > CELL_GAP * it.size:
+        if cells[-1] and it.x0 - right_of(cells[-1]) > params.cell_gap_sizes * it.size:
             cells.append([])
         cells[-1].append(it)
-    return [row_latex(cell) for cell in cells]
+    return [row_latex(cell, params=params) for cell in cells]
 
 
-def build(items: list[Item], rules: list[FractionBar]) -> str:
+def build(items: list[Item], rules: list[FractionBar], params: MathParams = MATH_PARAMS) -> str:
     """LaTeX for a formula's items and rules (rows of a multi-line display joined by `\\\\`)."""
-    return " \\\\ ".join(row_latex(line) for line in build_rows(items, rules))
+    return " \\\\ ".join(row_latex(line, params=params) for line in build_rows(items, rules, params=params))
 
 
-def build_rows(items: list[Item], rules: list[FractionBar], display: bool = False) -> list[list[Item]]:
+def build_rows(
+    items: list[Item], rules: list[FractionBar], display: bool = False, params: MathParams = MATH_PARAMS
+) -> list[list[Item]]:
     """The formula's lines, each one item list with fractions, radicals, limits and matrices already built (in a
     `display`, fractions smaller than its symbols as \\tfrac)."""
     body = max((it.size for it in items), default=0.0) if display else 0.0
-    return rows(_grids(_limits(_ruled(items, rules, body))))
+    return rows(_grids(_limits(_ruled(items, rules, body, params), params), params), params)

@@ -10,11 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# A symbol this much smaller than the one before it, raised or lowered, is its script.
-SCRIPT_RATIO = 0.85
-SUP_SHIFT = 0.18  # share of the base's size a superscript's baseline rises at least
-SUB_SHIFT = 0.04  # and a subscript's falls
-SMALLEST_SCRIPT = 6.5  # points: TeX's second-level scripts (5 pt in a 10 pt text, 6 in 12) get no smaller
+from ocr_pipeline.textlayer.math.math_params import MATH_PARAMS, MathParams
+
 # The math axis (fraction bars, the middle of + and =) sits this share of the size above the baseline.
 AXIS = 0.25
 _ENDS_IN_COMMAND = re.compile(r"\\[a-zA-Z]+$")
@@ -74,11 +71,11 @@ class FractionBar:
     y1: float
 
 
-def _script(it: Item, base: Item) -> str:
-    """'^' or '_' when `it` is a script of `base`, else ''."""
-    if it.size > SCRIPT_RATIO * base.size:
+def _script(it: Item, base: Item, params: MathParams) -> str:
+    """'^' or '_' when `it` is a script of `base` (a smaller symbol, raised or lowered), else ''."""
+    if it.size > params.script_ratio * base.size:
         # At TeX's smallest script size a script's script is no smaller: told by its shift alone.
-        if not (it.size <= base.size <= SMALLEST_SCRIPT and it.base is not None and base.base is not None):
+        if not (it.size <= base.size <= params.smallest_script and it.base is not None and base.base is not None):
             return ""
         shift = (it.base - base.base) / base.size
         return "^" if shift > 0.25 else "_" if shift < -0.25 else ""
@@ -87,7 +84,7 @@ def _script(it: Item, base: Item) -> str:
         return "^" if shift > 0.3 else "_" if shift < -0.3 else ""
     if it.base is not None and base.base is not None:
         shift = (it.base - base.base) / base.size
-        return "^" if shift > SUP_SHIFT else "_" if shift < -SUB_SHIFT else ""
+        return "^" if shift > params.sup_shift else "_" if shift < -params.sub_shift else ""
     shift = (it.yc - base.yc) / base.size
     return "^" if shift > 0.15 else "_" if shift < -0.1 else ""
 
@@ -123,7 +120,7 @@ def _space(gap: float) -> str:
     return next((cmd for limit, cmd in _SPACES if gap >= limit), "")
 
 
-def row_latex(items: list[Item], align: bool = False, display: bool = False) -> str:
+def row_latex(items: list[Item], align: bool = False, display: bool = False, params: MathParams = MATH_PARAMS) -> str:
     """One line of symbols, left to right, with each base's scripts; with `align`, a `&` before its first
     relation; in a `display`, a big operator's scripts set beside it (not above and below) marked \\nolimits."""
     items = sorted(items, key=lambda it: (it.x0, -it.size))
@@ -133,7 +130,7 @@ def row_latex(items: list[Item], align: bool = False, display: bool = False) -> 
     end = 0.0  # the right end of the last base and its scripts
     while k < len(items):
         it = items[k]
-        if base is None or not _script(it, base):
+        if base is None or not _script(it, base, params):
             if align and it.latex in RELATIONS:
                 parts.append("&")
                 align = False
@@ -144,21 +141,22 @@ def row_latex(items: list[Item], align: bool = False, display: bool = False) -> 
             continue
         group: list[Item] = []
         # A script's own script (m_r in x^{m_r}) may sit level with the base: it goes with the script it belongs to.
-        while k < len(items) and (_script(items[k], base) or group and items[k].size <= SCRIPT_RATIO * group[-1].size
-                                  and _script(items[k], group[-1])):  # fmt: skip
+        while k < len(items) and (_script(items[k], base, params) or group
+                                  and items[k].size <= params.script_ratio * group[-1].size
+                                  and _script(items[k], group[-1], params)):  # fmt: skip
             group.append(items[k])
             end = max(end, items[k].x1)
             k += 1
-        sub = [g for g in group if g.yc < base.yc and _script(g, base) == "_"]
+        sub = [g for g in group if g.yc < base.yc and _script(g, base, params) == "_"]
         sup = [g for g in group if all(g is not s for s in sub)]
         if display and base.latex in LIMITS:
             parts.append("\\nolimits")
         elif _scripted(parts[-1]):  # a base that has its scripts already (limits): these go on an empty base
             parts.append("{}")
         if sub:
-            parts.append(f"_{{{row_latex(sub)}}}")
+            parts.append(f"_{{{row_latex(sub, params=params)}}}")
         if sup:
-            body = row_latex(sup)
+            body = row_latex(sup, params=params)
             parts.append(body if set(body) == {"'"} else "^{" + body.replace("'", "\\prime ").rstrip() + "}")
     return _join(parts)
 
@@ -170,32 +168,33 @@ def line_axis(it: Item) -> float:
     return it.base + AXIS * it.size if it.base is not None else it.yc
 
 
-def rows(items: list[Item]) -> list[list[Item]]:
+def rows(items: list[Item], params: MathParams = MATH_PARAMS) -> list[list[Item]]:
     """The items of the main size grouped into lines by their axes, the smaller ones given to the nearest line."""
     if not items:
         return []
     big = max(it.size for it in items)
     lines: list[list[Item]] = []
     axes: list[float] = []
-    for it in sorted((it for it in items if it.size > SCRIPT_RATIO * big), key=lambda it: -line_axis(it)):
+    for it in sorted((it for it in items if it.size > params.script_ratio * big), key=lambda it: -line_axis(it)):
         if axes and axes[-1] - line_axis(it) <= 0.5 * big:
             lines[-1].append(it)
         else:
             lines.append([it])
             axes.append(line_axis(it))
     for it in items:
-        if it.size <= SCRIPT_RATIO * big:
+        if it.size <= params.script_ratio * big:
             lines[min(range(len(lines)), key=lambda n: abs(axes[n] - it.yc))].append(it)
     return lines
 
 
-def display_latex(lines: list[list[Item]]) -> str:
+def display_latex(lines: list[list[Item]], params: MathParams = MATH_PARAMS) -> str:
     """A display's lines: one as it is; several as one aligned display, aligned at each line's first relation when
     every line has one (a display of one line each, stacked, reads the same)."""
     lines = [line for line in lines if any(it.latex for it in line)] or lines
     if len(lines) == 1:
-        return row_latex(lines[0], display=True)
+        return row_latex(lines[0], display=True, params=params)
     if all(any(it.latex in RELATIONS for it in line) for line in lines):
-        body = " \\\\ ".join(row_latex(line, True, True) for line in lines)
+        body = " \\\\ ".join(row_latex(line, True, True, params) for line in lines)
         return "\\begin{aligned}" + body + "\\end{aligned}"
-    return "\\begin{gathered}" + " \\\\ ".join(row_latex(line, display=True) for line in lines) + "\\end{gathered}"
+    gathered = " \\\\ ".join(row_latex(line, display=True, params=params) for line in lines)
+    return "\\begin{gathered}" + gathered + "\\end{gathered}"

@@ -10,7 +10,9 @@ import pypdfium2 as pdfium
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from ocr_pipeline.layout.furniture import furniture_rows, in_furniture_regions, signature
+from ocr_pipeline.layout.band_lines import signature
+from ocr_pipeline.layout.furniture import furniture_rows
+from ocr_pipeline.layout.model_regions import in_furniture_regions
 from ocr_pipeline.layout.page_reader import TEXT_LAYER_PAGE, read_page
 from ocr_pipeline.layout.reading_order import Box
 from ocr_pipeline.pdf.page_rows import document_pages

@@ -5,18 +5,19 @@ noted on the page, never to a crash, a rejection or minutes of work."""
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
 
 from ocr_pipeline.engines.cpu import CpuEngine
-from ocr_pipeline.layout import budget as layout_budget
 from ocr_pipeline.layout.boxes import Box, Rule
 from ocr_pipeline.layout.budget import BudgetSpent, LayoutBudget, join_notes
 from ocr_pipeline.layout.columns import RegionTooLarge, crossing, gutter_candidates, inset_block, line_number_stacks
 from ocr_pipeline.layout.drop_caps import join_drop_caps
 from ocr_pipeline.layout.footnotes import footnote_ids
+from ocr_pipeline.layout.layout_params import LAYOUT_PARAMS
 from ocr_pipeline.layout.reading_order import find_column_cut, order_lines, order_text
 from ocr_pipeline.layout.scan_layout import margin_pieces
 from ocr_pipeline.layout.simple_order import simple_lines
@@ -26,21 +27,23 @@ from ocr_pipeline.pdf.page_rows import document_pages
 from ocr_pipeline.records import PageInput
 from ocr_pipeline.textlayer import glyph_bounds
 from ocr_pipeline.textlayer.glyphs import Glyph
-from ocr_pipeline.textlayer.math import latex as math_latex
 from ocr_pipeline.textlayer.math.latex import latex_formulas
+from ocr_pipeline.textlayer.math.math_params import MATH_PARAMS
 from ocr_pipeline.textlayer.reader import layout_text, page_layout
+from ocr_pipeline.textlayer.reading_params import READING_PARAMS, ReadingParams
+from ocr_pipeline.textlayer.textlayer_params import TEXT_LAYER_PARAMS
 from tests.support.builders import pdfgen
 from tests.support.builders.bounds_pdfs import lines_pdf, placed_text_pdf, prose, scattered_pdf
 
 
-def _layout(tmp_path: Path, data: bytes) -> tuple[str, list[str]]:
+def _layout(tmp_path: Path, data: bytes, params: ReadingParams = READING_PARAMS) -> tuple[str, list[str]]:
     """The page's marked text and every note its layout made."""
     path = pdfgen.write(tmp_path / "page.pdf", data)
     doc = pdfium.PdfDocument(str(path))
     try:
-        layout = page_layout(doc[0])
+        layout = page_layout(doc[0], params=params)
         budget = LayoutBudget()
-        return layout_text(layout, marked=True, budget=budget), layout.notes + budget.notes
+        return layout_text(layout, marked=True, budget=budget, params=params), layout.notes + budget.notes
     finally:
         doc.close()
 
@@ -110,18 +113,18 @@ def test_two_hundred_thousand_glyphs_on_one_page(tmp_path: Path) -> None:
     assert len(words) > 30_000 and " ".join(words[:30]) == " ".join(prose(1000, 0).split()[:30])
 
 
-def test_characters_past_the_read_bound_are_left_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(glyph_bounds, "MAX_GLYPHS", 100)
-    monkeypatch.setattr(glyph_bounds, "MAX_PAGE_CHARS", 500)
-    text, notes = _layout(tmp_path, lines_pdf(10, 100, 10.0))
+def test_characters_past_the_read_bound_are_left_out(tmp_path: Path) -> None:
+    bounded = replace(TEXT_LAYER_PARAMS, max_repaired_glyphs=100, max_page_chars=500)
+    text, notes = _layout(tmp_path, lines_pdf(10, 100, 10.0), replace(READING_PARAMS, text_layer=bounded))
     assert "characters past the first 500 left out" in notes and len(text.split()) < 120
     assert text.startswith(prose(100, 0)[:50])
 
 
 def test_a_page_of_more_runs_than_the_bound_reads_in_simple_order(tmp_path: Path) -> None:
-    text, notes = _layout(tmp_path, scattered_pdf(layout_budget.MAX_RUNS + 500))
-    assert any(f"(bound {layout_budget.MAX_RUNS})" in n and "simple reading order" in n for n in notes)
-    assert len(text.split()) >= layout_budget.MAX_RUNS // 2  # every letter is still there, a few to a line
+    bound = LAYOUT_PARAMS.max_runs
+    text, notes = _layout(tmp_path, scattered_pdf(bound + 500))
+    assert any(f"(bound {bound})" in n and "simple reading order" in n for n in notes)
+    assert len(text.split()) >= bound // 2  # every letter is still there, a few to a line
 
 
 def test_a_spent_budget_reads_the_page_in_simple_order() -> None:
@@ -161,14 +164,13 @@ def test_each_layout_stage_charges_the_budget(call: object) -> None:
         call(LayoutBudget(work=0))  # type: ignore[operator]
 
 
-def test_a_formula_past_its_glyph_bound_stays_text(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(math_latex, "INLINE", "all")
-    monkeypatch.setattr(math_latex, "MAX_FORMULA_GLYPHS", 20)
+def test_a_formula_past_its_glyph_bound_stays_text() -> None:
+    bounded = replace(MATH_PARAMS, inline="all", max_formula_glyphs=20)
     glyphs = [
         Glyph(c, (5.0 * k, 0, 5.0 * k + 5, 10), 10.0, baseline=2, font="CMMI10") for k, c in enumerate("x+y" * 10)
     ]
     budget = LayoutBudget()
-    out = latex_formulas(glyphs, [], 100.0, budget)
+    out = latex_formulas(glyphs, [], 100.0, budget, bounded)
     assert "".join(g.text for g in out) == "x+y" * 10
     assert budget.notes == ["a formula of 30 glyphs (bound 20) kept as text"]
 
@@ -182,7 +184,7 @@ def test_bounds_that_fire_are_noted_on_the_page_row(tmp_path: Path) -> None:
     assert join_notes(None, ["a", "b"], ["a"], "") == "a; b" and join_notes(None, []) is None
 
 
-def test_layouts_kept_between_the_passes_are_bounded_in_boxes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_layouts_kept_between_the_passes_are_bounded_in_boxes(tmp_path: Path) -> None:
     pages = [[pdfgen.SENTENCES[k % 8]] for k in range(6)]
     path = pdfgen.write(tmp_path / "doc.pdf", pdfgen.text_pdf(pages))
     every_layout_kept = [r["text_layer"] for r in document_pages("pdf", str(path), 200)]
@@ -192,9 +194,8 @@ def test_layouts_kept_between_the_passes_are_bounded_in_boxes(tmp_path: Path, mo
         page_rows._repeated_lines(doc, cache, {})
         assert len(cache) == 6
         boxes = len(cache[0].runs) + len(cache[0].rules)
-        monkeypatch.setattr(page_rows, "MAX_CACHED_BOXES", 2 * boxes)
         cache.clear()
-        page_rows._repeated_lines(doc, cache, {})
+        page_rows._repeated_lines(doc, cache, {}, max_cached=2 * boxes)
         assert sum(len(c.runs) + len(c.rules) for c in cache.values()) <= 2 * boxes < 6 * boxes
     finally:
         doc.close()
@@ -202,15 +203,15 @@ def test_layouts_kept_between_the_passes_are_bounded_in_boxes(tmp_path: Path, mo
     assert [r["text_layer"] for r in document_pages("pdf", str(path), 200)] == every_layout_kept
 
 
-def test_the_ocr_engines_layout_degrades_the_same_way(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_ocr_engines_layout_degrades_the_same_way() -> None:
     # A scan's OCR boxes go through the same bounded layout: past a bound, the simple order, noted in `extra`.
     scan = pdfgen.scan_pdf(pdfgen.two_column_pdf(pdfgen.SENTENCES[:4], pdfgen.SENTENCES[4:]), dpi=100)
     doc = pdfium.PdfDocument(scan)
     png = io.BytesIO()
     doc[0].render(scale=900 / max(doc[0].get_size())).to_pil().save(png, format="PNG")
     doc.close()
-    monkeypatch.setattr(layout_budget, "MAX_RUNS", 3)
-    result = CpuEngine(detect_rotation=False).ocr_page(PageInput("h", 1, png.getvalue()))
+    engine = CpuEngine(detect_rotation=False, layout=replace(LAYOUT_PARAMS, max_runs=3))
+    result = engine.ocr_page(PageInput("h", 1, png.getvalue()))
     assert result.error is None and result.extra["source"] == "ocr"
     assert "(bound 3): read in simple reading order" in result.extra["layout_note"]
     assert "quick brown fox" in " ".join(result.text.split())

@@ -59,11 +59,6 @@ def test_regions_come_back_in_the_units_asked_for(tmp_path: Path) -> None:
     assert all(abs(a.x1 / 2 - b.x1) < 1e-6 and abs(a.y0 / 2 - b.y0) < 1e-6 for a, b in zip(pixels, points, strict=True))
 
 
-def test_switched_off_the_model_finds_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(detector, "USE_MODEL", False)
-    assert furniture_boxes(_page_image(tmp_path)) == []
-
-
 def test_a_model_that_cannot_run_leaves_the_page_to_the_rules(monkeypatch: pytest.MonkeyPatch) -> None:
     class Broken:
         def furniture(self, image: object) -> list[object]:

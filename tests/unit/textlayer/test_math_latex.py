@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pypdfium2 as pdfium
-import pytest
 
 from ocr_pipeline.textlayer.glyphs import Glyph
-from ocr_pipeline.textlayer.math import latex as math_latex
 from ocr_pipeline.textlayer.math.latex import _items, latex_formulas, outside_math
 from ocr_pipeline.textlayer.math.layout import build, build_rows
+from ocr_pipeline.textlayer.math.math_params import MATH_PARAMS
 from ocr_pipeline.textlayer.math.rows import FractionBar, Item, display_latex
 from ocr_pipeline.textlayer.math.symbols import decode_extension, is_math_font, symbol_latex
 from ocr_pipeline.textlayer.reader import extract_page_text, write_scripts
+from ocr_pipeline.textlayer.reading_params import READING_PARAMS, ReadingParams
 from tests.support.builders.math_pdfs import glyph, page, rule, text_line
 
 
@@ -20,10 +22,14 @@ def _it(latex: str, x: float, y: float, size: float = 10.0, width: float = 5.0) 
     return Item(latex, x, y - 0.2 * size, x + width, y + 0.75 * size, size, y)
 
 
-def _text(ops: str) -> str:
+# Every inline formula as LaTeX, not only those plain text cannot hold (the product's "stacked").
+EVERY_INLINE = replace(MATH_PARAMS, inline="all")
+
+
+def _text(ops: str, params: ReadingParams = READING_PARAMS) -> str:
     doc = pdfium.PdfDocument(page(ops))
     try:
-        return extract_page_text(doc[0])
+        return extract_page_text(doc[0], params=params)
     finally:
         doc.close()
 
@@ -116,8 +122,7 @@ def _space() -> Glyph:
     return Glyph(" ", None)
 
 
-def test_inline_formula_in_prose_and_prose_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(math_latex, "INLINE", "all")
+def test_inline_formula_in_prose_and_prose_left_alone() -> None:
     glyphs = [*_word(0, 100, "with"), _space(), *_word(25, 100, "x", "CMMI10"), *_word(30, 104, "2", size=7)]
     glyphs += [
         _space(),
@@ -127,7 +132,7 @@ def test_inline_formula_in_prose_and_prose_left_alone(monkeypatch: pytest.Monkey
         _space(),
         *_word(60, 100, "end"),
     ]
-    out = latex_formulas(glyphs, [], 200.0)
+    out = latex_formulas(glyphs, [], 200.0, params=EVERY_INLINE)
     assert "".join(g.text for g in out) == "with $x^{2}+y$ end"
 
 
@@ -170,12 +175,11 @@ def test_display_sum_with_limits_and_a_radical() -> None:
     assert "$$\\sum_{i=1}^{n}\\sqrt{x_{i}}$$" in _text(ops).splitlines()
 
 
-def test_inline_formula_and_chemistry_on_a_page(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(math_latex, "INLINE", "all")
+def test_inline_formula_and_chemistry_on_a_page() -> None:
     ops = text_line(20, 250, "Ions of Eu") + glyph("T", 7, 70, 254, "3+") + text_line(82, 250, "glow")
     ops += text_line(20, 230, "and") + glyph("M", 10, 40, 230, "x") + glyph("T", 7, 45, 234, "2")
     ops += glyph("T", 10, 52, 230, "+") + glyph("M", 10, 60, 230, "y") + text_line(70, 230, "holds")
-    lines = _text(ops).splitlines()
+    lines = _text(ops, replace(READING_PARAMS, math=EVERY_INLINE)).splitlines()
     assert lines[0] == "Ions of Eu 3+ glow"
     assert lines[1] == "and $x^{2}+y$ holds"
 
@@ -221,12 +225,11 @@ def test_letters_of_math_fonts_by_family() -> None:
     assert one("\U0001d465", "LibertinusT1Math") == "x" and one("\U0001d431", "STIXMath") == "\\mathbf{x}"
 
 
-def test_a_word_broken_at_the_line_end_is_prose(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(math_latex, "INLINE", "all")
+def test_a_word_broken_at_the_line_end_is_prose() -> None:
     glyphs = [*_word(0, 100, "x", "CMMI10"), _space(), *_word(10, 100, "+", "CMSY10"), _space()]
     glyphs += [*_word(20, 100, "y", "CMMI10"), _space(), *_word(30, 100, "Re"), Glyph("\x02", None), Glyph("\n", None)]
     glyphs += _word(0, 88, "turn")
-    out = "".join(g.text for g in latex_formulas(glyphs, [], 200.0))
+    out = "".join(g.text for g in latex_formulas(glyphs, [], 200.0, params=EVERY_INLINE))
     assert out.startswith("$x+y$ Re")
 
 
