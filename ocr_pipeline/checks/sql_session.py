@@ -45,7 +45,8 @@ MACROS = {
 
 @dataclass(frozen=True)
 class QueryLimits:
-    """What one check's query may use: DuckDB's memory limit, its threads, and seconds before it is interrupted."""
+    """What the checks' queries may use: the memory limit and threads of the process's database (shared by the
+    queries running at once), and the seconds one query may run before it is interrupted."""
 
     memory_limit: str = "1GB"
     threads: int = 2

@@ -58,7 +58,7 @@ def check_result(test: TestSpec, data: PartitionData, outcome: Outcome | None = 
     so the UI shows a warning.
 
     Beside `sample` (the first failing rows as JSON, which `ocr-pipeline run` prints for a stopped check), the
-    failing rows' count and those rows as a Markdown table, which the UI shows as a table.
+    failing rows' count and those rows as a Markdown table, which the UI opens as a table (*Show Markdown*).
     """
     outcome = outcome if outcome is not None else evaluate(test, data)
     metadata = {"summary": outcome.summary, **{k: _metadata_value(v) for k, v in outcome.metadata.items()}}
