@@ -105,12 +105,26 @@ def grey_ink(grey: np.ndarray) -> PageInk:
     """Measure an 8-bit grey image: its ink, and the part of it that looks like print."""
     hist = np.bincount(grey.ravel(), minlength=256)
     background = _median(hist, grey.size)
-    distance = np.abs(np.arange(256) - background)
-    ink = int(hist[distance > INK_CONTRAST].sum())
-    scale = max(grey.shape) / REFERENCE_SIDE
+    ink = int(hist[np.abs(np.arange(256) - background) > INK_CONTRAST].sum())
+    return mask_ink(_print_pixels(grey, hist, background), max(grey.shape) / REFERENCE_SIDE, ink)
+
+
+def print_mask(grey: np.ndarray) -> np.ndarray:
+    """Where an 8-bit grey image looks like print: the pixels `grey_ink` counts as print."""
+    hist = np.bincount(grey.ravel(), minlength=256)
+    return _print_pixels(grey, hist, _median(hist, grey.size))
+
+
+def mask_ink(printed: np.ndarray, scale: float, ink_pixels: int = 0) -> PageInk:
+    """The print measure of a mask of print pixels (`print_mask`, or what is left of it), at `scale`."""
+    return PageInk(ink_pixels, int(np.count_nonzero(printed)), _tiles(printed, scale), scale)
+
+
+def _print_pixels(grey: np.ndarray, hist: np.ndarray, background: int) -> np.ndarray:
+    """Pixels far from the background, or moderately far and on a sharp edge (`hist` is the image's histogram)."""
     printed = _outside(grey, background, PRINT_DARK)
-    faint = (distance >= PRINT_FAINT) & (distance < PRINT_DARK)
-    if hist[faint].any():
+    distance = np.abs(np.arange(256) - background)
+    if hist[(distance >= PRINT_FAINT) & (distance < PRINT_DARK)].any():
         sharp = np.zeros(grey.shape, dtype=bool)
         across = _steps(grey[:, 1:], grey[:, :-1])
         sharp[:, 1:] |= across
@@ -119,7 +133,7 @@ def grey_ink(grey: np.ndarray) -> PageInk:
         sharp[1:, :] |= down
         sharp[:-1, :] |= down
         printed |= sharp & _outside(grey, background, PRINT_FAINT)
-    return PageInk(ink, int(np.count_nonzero(printed)), _tiles(printed, scale), scale)
+    return printed
 
 
 def _tiles(printed: np.ndarray, scale: float) -> int:

@@ -83,6 +83,10 @@ def page_signals(page: PageResult, facts: PageFacts) -> dict[str, Any]:
         "chars_per_sq_in": chars_per_sq_in(text, facts.width, facts.height),
         "blank_text": text_on_blank(text, bool(page.extra.get("blank_page")), facts.ink_pixels),
         "print_capacity": facts.print_capacity,
+        # The print as measured, mirrored lines included: reading lines takes the recogniser, which the stored
+        # signals do not load. The engine's verdict is the same wherever both can judge (an answer it kept fits
+        # the print without its mirrored lines, so with them too), and a page it withheld for mirrored print
+        # (no text kept) stays flagged by its reasons.
         "invented_text": invented_text(text, facts.print_capacity) is not None
         or any(r.startswith(INVENTED_TEXT) for r in answers),
     }

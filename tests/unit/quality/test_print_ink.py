@@ -85,7 +85,7 @@ def test_the_old_ink_count_misses_the_darker_bleed_through_the_print_measure_cat
 @pytest.mark.parametrize("depth", [40, 60, 120])
 def test_faint_but_sharp_print_holds_its_own_text(depth: int) -> None:
     ink = page_ink(_rendered(near_blank.faint_print(depth)))
-    honest = near_blank.FRONT_WORDS * 14  # what the page prints
+    honest = near_blank.FRONT_PAGE  # what the page prints
     assert invented_text(honest, ink.capacity) is None
 
 
