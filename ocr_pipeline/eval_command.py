@@ -28,6 +28,7 @@ ENGINE_FLAGS = (
     "target_longest_image_dim",
     "guided_decoding",
     "server_ready_timeout",
+    "route",
 )
 EXIT_BELOW_THRESHOLD = 1
 
@@ -102,6 +103,8 @@ def eval_command(args: argparse.Namespace) -> int:
         print(f"failed tests: {', '.join(result.failures[:20])}{more}")
     where = workspace.local_path(folder)
     print(f"answers and scores: {where if where is not None else f'{workspace.uri}/{folder}'}")
-    if not args.tests:
+    if not args.tests and settings.route == "model":
         print(f"verdict recorded for the sensor: {workspace.uri}/canary/{verdict.fingerprint}.json")
+    elif not args.tests:
+        print("no verdict recorded for the sensor: a routed eval scores the routed pipeline, not the model alone")
     return 0 if verdict.passed else EXIT_BELOW_THRESHOLD

@@ -49,6 +49,7 @@ class RunSummary:
     documents: int = 0
     pages: int = 0
     fallback_pages: int = 0
+    routed_pages: int = 0  # read from their text layer by `route auto` (the rest of `pages` went to the engine)
     # Documents rejected for too many fallback pages (rejected/partial/): their pages are in no document above.
     rejected_pages: int = 0
     rejected_fallback_pages: int = 0
@@ -204,6 +205,7 @@ def _account(workspace: Workspace, group: str, summary: RunSummary) -> None:
     for doc in docs:
         summary.pages += len(doc["attributes"]["pdf_page_numbers"])
         summary.fallback_pages += doc["metadata"]["total-fallback-pages"]
+        summary.routed_pages += int(doc["metadata"].get("total-routed-pages") or 0)
     partial = read_gzip_jsonl(workspace.read_bytes(partial_key(group))) if workspace.exists(partial_key(group)) else []
     for doc in partial:
         summary.rejected_pages += len(doc["attributes"]["pdf_page_numbers"])
@@ -225,7 +227,7 @@ def summary_lines(s: RunSummary, log: str | None = None) -> list[str]:
         lines += gate_lines(group, s.gates[group]) if group in s.gates else [f"  {group}: {s.causes.get(group)}"]
     lines += [
         f"documents:      {s.documents}",
-        f"pages:          {s.pages} ({s.fallback_pages} fallback)"
+        f"pages:          {s.pages} ({s.fallback_pages} fallback{_routed(s)})"
         + (
             f", and {s.rejected_pages} in documents rejected for fallback pages ({s.rejected_fallback_pages} fallback)"
             if s.rejected_pages
@@ -239,6 +241,13 @@ def summary_lines(s: RunSummary, log: str | None = None) -> list[str]:
     if log:
         lines.append(f"log:            {log}")
     return lines
+
+
+def _routed(s: RunSummary) -> str:
+    """`route auto`'s share of the pages, for the summary's pages line ("" when it read none from a layer)."""
+    if not s.routed_pages:
+        return ""
+    return f", {s.routed_pages} read from their text layer, {s.pages - s.routed_pages} by the engine"
 
 
 def gate_lines(group: str, gates: tuple[GateStop, ...]) -> list[str]:

@@ -16,6 +16,9 @@ UNREADABLE_PAGE_PREFIX = "unreadable page: "
 # path's signals need of a page the model reads). Rows written before the column carry the full layout.
 TEXT_LAYOUT = "layout"
 TEXT_PLAIN = "plain"
+# What a `route auto` run asks of the reader: the full layout, and each page's routing evidence beside it (the rows'
+# `text_layer_kind` says LAYOUT: that is what their text is).
+TEXT_ROUTE = "route"
 
 
 @dataclass(frozen=True)

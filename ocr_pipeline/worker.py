@@ -31,9 +31,11 @@ from ocr_pipeline.engines.base import OcrEngine
 from ocr_pipeline.engines.factory import build_engine
 from ocr_pipeline.engines.vlm.client import VlmClientError, wait_for_server
 from ocr_pipeline.progress import LoggingProgress, ProgressSink
+from ocr_pipeline.routing.router import page_router
 from ocr_pipeline.settings import PipelineSettings
+from ocr_pipeline.stages.ocr_manifest import OcrResult
 from ocr_pipeline.stages.page_images import expected_pages
-from ocr_pipeline.stages.vlm_ocr_outputs import OcrResult, ocr_with_engine
+from ocr_pipeline.stages.vlm_ocr_outputs import ocr_with_engine
 from ocr_pipeline.workspace.s3 import client_from_env, env_client_for
 from ocr_pipeline.workspace.storage import open_workspace
 
@@ -119,12 +121,14 @@ def run_vlm_group(
     workspace = open_workspace(settings.workspace, env_client_for("workspace", settings.workspace))
     # A page that falls back stores its full layout, read from its input again (see stages.fallback_layouts).
     inputs = env_client_for("input", *settings.pdfs)
-    dim, cap = settings.target_longest_image_dim, settings.pdf_memory_mb
-    if progress is None:
-        return ocr_with_engine(workspace, group, engine, dim, input_client=inputs, pdf_memory_mb=cap), engine
-    progress.phase(f"ocr {group}", expected_pages(workspace, group))
-    advance = progress.advance
-    return ocr_with_engine(workspace, group, engine, dim, advance, input_client=inputs, pdf_memory_mb=cap), engine
+    dim, cap, router = settings.target_longest_image_dim, settings.pdf_memory_mb, page_router(settings)
+    advance = None
+    if progress is not None:
+        progress.phase(f"ocr {group}", expected_pages(workspace, group))
+        advance = progress.advance
+    result = ocr_with_engine(workspace, group, engine, dim, advance, input_client=inputs, pdf_memory_mb=cap,
+                             router=router)  # fmt: skip
+    return result, engine
 
 
 def summary(result: OcrResult, engine: OcrEngine) -> dict[str, Any]:

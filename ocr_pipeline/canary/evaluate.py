@@ -21,7 +21,8 @@ from ocr_pipeline.canary.bench_set import BenchPage, BenchSet
 from ocr_pipeline.canary.olmo_tests import SUPPORTED_TYPES, run_test
 from ocr_pipeline.engines.base import OcrEngine, PageFactory, page_runner
 from ocr_pipeline.pdf.sandbox.parent import PdfSandbox, SandboxAborted, time_limit
-from ocr_pipeline.records import PageInput, PageResult
+from ocr_pipeline.records import TEXT_ROUTE, PageInput, PageResult
+from ocr_pipeline.routing.router import PageRouter
 
 
 @dataclass
@@ -70,6 +71,13 @@ def _same(page_input: PageInput) -> PageInput:
     return page_input
 
 
+@dataclass
+class RoutedPage(PageInput):
+    """A page `route auto` read from its text layer: its result, made without the engine."""
+
+    result: PageResult = field(default_factory=lambda: PageResult("", 0, ""))
+
+
 # Small sets (the canary's) keep their rendered pages for the process: a sensor's canary run, an eval and the
 # test server's oracle in one process render the same 32 pages once. Keyed by the set's digest (its tests and PDF
 # bytes) and the image size, so a changed set or size renders again; large user sets are never held.
@@ -77,8 +85,13 @@ MAX_CACHED_PAGES = 64
 _rendered: dict[tuple[str, str, int], tuple[dict[BenchPage, PageInput], list[str]]] = {}
 
 
-def render_pages(bench: BenchSet, target_dim: int) -> tuple[dict[BenchPage, PageInput], list[str]]:
-    """Every page the tests name, rendered in the sandbox; and the names of pages that could not be rendered."""
+def render_pages(
+    bench: BenchSet, target_dim: int, router: PageRouter | None = None
+) -> tuple[dict[BenchPage, PageInput], list[str]]:
+    """Every page the tests name, rendered in the sandbox; and the names of pages that could not be rendered. With a
+    `router` (`route auto`), the pages it reads from their text layer come as their routed results instead."""
+    if router is not None:
+        return _render(bench, target_dim, router)
     key = (bench.digest, str(bench.tests_file.resolve()), target_dim)
     if key not in _rendered:
         found = _render(bench, target_dim)
@@ -89,7 +102,9 @@ def render_pages(bench: BenchSet, target_dim: int) -> tuple[dict[BenchPage, Page
     return dict(inputs), list(missing)
 
 
-def _render(bench: BenchSet, target_dim: int) -> tuple[dict[BenchPage, PageInput], list[str]]:
+def _render(
+    bench: BenchSet, target_dim: int, router: PageRouter | None = None
+) -> tuple[dict[BenchPage, PageInput], list[str]]:
     wanted: dict[str, set[int]] = defaultdict(set)
     for page in bench.pages:
         wanted[str(page.path)].add(page.page)
@@ -98,10 +113,15 @@ def _render(bench: BenchSet, target_dim: int) -> tuple[dict[BenchPage, PageInput
     with PdfSandbox() as sandbox:
         for path, numbers in wanted.items():
             try:
-                for row in sandbox.render("pdf", path, target_dim, time_limit(max(numbers))):
+                text = TEXT_ROUTE if router is not None else None
+                for row in sandbox.render("pdf", path, target_dim, time_limit(max(numbers)), text=text):
                     found = by_key.get((path, int(row["page_num"])))
                     if found is not None and row.get("png"):
                         inputs[found] = PageInput.from_row(row, found.pdf)
+                        decision = router.decision(row) if router is not None else None
+                        if router is not None and decision is not None and decision.routed:
+                            routed = router.routed_result({**row, "sha256": found.pdf}, decision)
+                            inputs[found] = RoutedPage(found.pdf, routed.page_num, None, result=routed)
                     if row["page_num"] >= max(numbers):
                         break
             except SandboxAborted:
@@ -119,11 +139,16 @@ def _degenerate_to_the_end(answer: PageResult) -> str | None:
 
 
 def evaluate(
-    bench: BenchSet, engine: OcrEngine, target_dim: int, progress: Callable[[int, int], None] | None = None
+    bench: BenchSet,
+    engine: OcrEngine,
+    target_dim: int,
+    progress: Callable[[int, int], None] | None = None,
+    router: PageRouter | None = None,
 ) -> EvalResult:
-    """The engine's answers to every page of the set, scored with olmOCR-Bench's semantics."""
+    """The engine's answers to every page of the set, scored with olmOCR-Bench's semantics; with a `router`, the
+    pages `route auto` reads from their text layer are answered so, as a routed run answers them."""
     started = time.monotonic()
-    inputs, unreadable = render_pages(bench, target_dim)
+    inputs, unreadable = render_pages(bench, target_dim, router)
     answers: dict[tuple[str, int], PageResult] = {}
 
     def keep(result: PageResult) -> None:
@@ -131,7 +156,11 @@ def evaluate(
         if progress is not None:
             progress(len(answers), len(inputs))
 
-    factories: list[PageFactory] = [functools.partial(_same, page_input) for page_input in inputs.values()]
+    routed = [page for page in inputs.values() if isinstance(page, RoutedPage)]
+    for page in routed:  # read from its text layer (`route auto`): never sent to the engine
+        keep(page.result)
+    to_engine = [page for page in inputs.values() if not isinstance(page, RoutedPage)]
+    factories: list[PageFactory] = [functools.partial(_same, page_input) for page_input in to_engine]
     page_runner(engine)(factories, keep)
     result = EvalResult(pages=len(inputs), unreadable_pages=unreadable)
     for page in bench.pages:

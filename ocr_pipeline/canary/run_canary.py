@@ -23,6 +23,7 @@ from ocr_pipeline.canary.verdict import (
     write_verdict,
 )
 from ocr_pipeline.engines.factory import build_engine, engine_identity, engine_name
+from ocr_pipeline.routing.router import page_router
 from ocr_pipeline.settings import DeploymentSettings, PipelineSettings
 from ocr_pipeline.workspace.storage import Workspace
 
@@ -67,13 +68,16 @@ def run_canary(
 ) -> CanaryOutcome:
     """Score the configured engine on the shipped set (or `tests_file`); record the verdict for the shipped set.
 
-    A user's own set is scored the same way but writes no marker: the sensor trusts only the shipped canary.
+    A user's own set is scored the same way but writes no marker: the sensor trusts only the shipped canary, read by
+    the model alone (`route model`); with `route auto` the routed pages are read from their text layer, and the score
+    is the routed pipeline's.
     """
     bench: BenchSet = load_bench_set(tests_file or shipped_tests_file())
     shipped = bench.tests_file.resolve() == shipped_tests_file().resolve()
     name, model, _ = engine_identity(settings)
     fingerprint = fingerprint_for(settings, min_pass_rate, bench.digest)
-    result = evaluate(bench, build_engine(settings), settings.target_longest_image_dim, progress)
+    router = page_router(settings)
+    result = evaluate(bench, build_engine(settings), settings.target_longest_image_dim, progress, router)
     verdict = CanaryVerdict(
         fingerprint=fingerprint,
         passed=result.scored > 0
@@ -93,7 +97,8 @@ def run_canary(
         by_type=result.by_type,
         model_failure_pages=len(result.model_failures),
     )
-    if shipped and workspace is not None:
+    # A routed eval scores the routed pipeline, not the model alone: the sensor's marker must say the model is sound.
+    if shipped and workspace is not None and router is None:
         write_verdict(workspace, verdict)  # last: the marker the sensor reads
     return CanaryOutcome(result, fingerprint, verdict)
 

@@ -65,6 +65,8 @@ OCR_COLUMNS = pa.schema(
         ("elapsed_s", pa.float64()),
         ("memo_hit", pa.bool_()),
         ("extra", pa.string()),
+        ("route", pa.string()),
+        ("route_reasons", pa.string()),
         ("quality", pa.string()),
     ]
 )
@@ -85,6 +87,7 @@ DOLMA_COLUMNS = pa.schema(
                     ("total-input-tokens", pa.int64()),
                     ("total-output-tokens", pa.int64()),
                     ("total-fallback-pages", pa.int64()),
+                    ("total-routed-pages", pa.int64()),
                     ("engine", pa.string()),
                     ("model", pa.string()),
                     ("ocr-pipeline-version", pa.string()),
@@ -101,6 +104,7 @@ DOLMA_COLUMNS = pa.schema(
                     ("rotation_correction", pa.list_(pa.int64())),
                     ("is_table", pa.list_(pa.bool_())),
                     ("is_diagram", pa.list_(pa.bool_())),
+                    ("ocr_pipeline__route__text_layer", _SPANS),
                     *((name, _SPANS) for name in (*QUALITY_ATTRIBUTES, "ocr_pipeline__quality__fallback")),
                 ]
             ),

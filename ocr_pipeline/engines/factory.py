@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from ocr_pipeline.engines.base import OcrEngine, PageEngine, PageFactory, ResultSink, result_settings_key
 from ocr_pipeline.engines.vlm.vlm_engine import VlmEngine
-from ocr_pipeline.records import TEXT_LAYOUT, TEXT_PLAIN
+from ocr_pipeline.records import TEXT_LAYOUT, TEXT_PLAIN, TEXT_ROUTE
 from ocr_pipeline.settings import PipelineSettings
 
 if TYPE_CHECKING:
@@ -146,8 +146,10 @@ def engine_name(settings: PipelineSettings) -> str:
 
 
 def text_layer_kind(settings: PipelineSettings) -> str:
-    """The kind of text layer the chosen engine needs its pages rendered with (records.TEXT_LAYOUT or TEXT_PLAIN)."""
-    return next(entry.text_layer for entry in ENGINES if entry.chosen(settings))
+    """The kind of text layer the chosen engine needs its pages rendered with (records.TEXT_LAYOUT or TEXT_PLAIN), or
+    TEXT_ROUTE for a model server with `route auto`: the layout a routed page is read as, and its evidence."""
+    kind = next(entry.text_layer for entry in ENGINES if entry.chosen(settings))
+    return TEXT_ROUTE if kind == TEXT_PLAIN and settings.route == "auto" else kind
 
 
 def engine_identity(settings: PipelineSettings) -> tuple[str, str, str]:

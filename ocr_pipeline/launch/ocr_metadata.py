@@ -7,10 +7,11 @@ from typing import Any
 
 from dagster import MaterializeResult, MetadataValue, PipesClientCompletedInvocation
 
-from ocr_pipeline.stages.vlm_ocr_outputs import OcrResult
+from ocr_pipeline.stages.ocr_manifest import OcrResult
 
 # The worker's report (see worker.summary), by field: what a Pipes launcher reads back into an OcrResult.
-_COUNTS = ("pages", "memo_hits", "fallback_pages", "error_pages", "input_tokens", "output_tokens")
+_COUNTS = ("pages", "memo_hits", "fallback_pages", "error_pages", "input_tokens", "output_tokens", "routed_pages",
+           "engine_pages")  # fmt: skip
 
 
 def cost_metadata(pages: int, memo_hits: int, seconds: float, hourly: float) -> dict[str, Any]:
@@ -37,6 +38,20 @@ def memo_rerun_cost(pages: int, memo_hits: int, hourly: float) -> dict[str, Any]
     return {"usd_per_million_pages": 0.0, "cost_basis": MetadataValue.text(basis)}
 
 
+def route_metadata(result: OcrResult, hourly: float) -> dict[str, Any]:
+    """Pages sent to the model and pages `route auto` read from their text layer, and what that saved at `hourly`.
+
+    The saving prices each routed page at this group's own seconds a page the engine read; without such pages (or a
+    price) it is left out rather than guessed.
+    """
+    meta: dict[str, Any] = {"pages_to_model": result.pages - result.routed_pages, "pages_routed": result.routed_pages}
+    if hourly > 0 and result.routed_pages and result.engine_pages and result.seconds > 0:
+        per_page_s = result.seconds / result.engine_pages
+        meta["gpu_usd_saved"] = round(result.routed_pages * per_page_s * hourly / 3600, 4)
+        meta["gpu_seconds_saved"] = round(result.routed_pages * per_page_s, 1)
+    return meta
+
+
 def ocr_metadata(result: OcrResult, uri: str, hourly: float, engine: str, model: str) -> dict[str, Any]:
     """Asset metadata of one group's OCR: which engine and model, counts, tokens, speed, cost, where it is.
 
@@ -51,6 +66,7 @@ def ocr_metadata(result: OcrResult, uri: str, hourly: float, engine: str, model:
         "memo_hits": result.memo_hits,
         "fallback_pages": result.fallback_pages,
         "error_pages": result.error_pages,
+        **route_metadata(result, hourly),
         **(tokens if any(tokens.values()) else {}),
         "seconds": round(result.seconds, 2),
         "pages_per_second": round(result.pages_per_second, 3),

@@ -49,7 +49,9 @@ def page_signals(page: PageResult, facts: PageFacts) -> dict[str, Any]:
     finish = page.extra.get("finish_reason")
     cut = truncation(text, finish if isinstance(finish, str) else None)
     # A fallback's text is the layer itself: agreeing with it says nothing about the engine.
-    agreement = None if page.is_fallback else text_layer_agreement(text, facts.trusted_text_layer)
+    # So is a page routed to its own layer (`route auto`): counted, it would hold up a wrong model's median.
+    own_layer = page.is_fallback or page.extra.get("route") == "text_layer"
+    agreement = None if own_layer else text_layer_agreement(text, facts.trusted_text_layer)
     # A page the VLM engine fell back on after degenerate answers (degenerate.degenerate_reason) holds the
     # layer's text, which measures clean; the verdicts keep the engine's answers, so the page stays flagged in
     # the Dolma attributes and counted by the partition gates instead of passing as a good page. So does a page

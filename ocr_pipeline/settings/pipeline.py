@@ -30,6 +30,8 @@ DEFAULT_MAX_ARCHIVE_BYTES = 2 * 1024 * 1024 * 1024
 DEFAULT_PDF_MEMORY_MB = 2048
 # How the VLM worker is started: a subprocess next to Dagster, or a GPU pod per partition (ocr_pipeline.launch.k8s).
 OCR_LAUNCHERS = ("subprocess", "k8s")
+# The `route` setting: every page to the model (olmOCR's way), or each page on its own evidence (ocr_pipeline.routing).
+ROUTE_MODES = ("model", "auto")
 
 
 def samples_dir() -> Path:
@@ -79,6 +81,12 @@ class PipelineSettings:
     server_ready_timeout: float = option(
         60.0, "seconds to wait for the VLM server's GET /v1/models (CLI and worker)", env="SERVER_READY_TIMEOUT_S"
     )
+    route: str = option(
+        "model",
+        "which pages go to the model: model (every page, as olmOCR) or auto (a page whose text layer is trusted, "
+        "covers its ink and has a layout the reader is sure of is read from that layer); the CPU engine ignores it",
+        env="ROUTE",
+    )
     hourly_cost_usd: float = option(
         0.0, "what the OCR machine or GPU costs an hour; adds usd_per_million_pages", env="HOURLY_COST_USD"
     )
@@ -124,6 +132,8 @@ class PipelineSettings:
             raise ValueError("pdf_memory_mb must not be negative")
         if self.server_ready_timeout <= 0:
             raise ValueError("server_ready_timeout must be positive")
+        if self.route not in ROUTE_MODES:
+            raise ValueError(f"route must be one of {', '.join(ROUTE_MODES)}, not {self.route!r}")
         if self.ocr_launcher not in OCR_LAUNCHERS:
             raise ValueError(f"ocr_launcher must be one of {', '.join(OCR_LAUNCHERS)}")
         return self

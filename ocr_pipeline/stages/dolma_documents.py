@@ -12,6 +12,9 @@ from ocr_pipeline.settings import PIPELINE_VERSION
 
 DOLMA_SOURCE = "ocr-pipeline"
 FALLBACK_ATTRIBUTE = "ocr_pipeline__quality__fallback"
+ROUTE_ATTRIBUTE = "ocr_pipeline__route__text_layer"
+# A page result's `extra.route` when `route auto` read it from its text layer (routing.decide.TEXT_LAYER).
+ROUTED = "text_layer"
 
 
 def document_id(source: str) -> str:
@@ -55,6 +58,8 @@ def build_document(
             "total-input-tokens": sum(p.input_tokens for p in pages),
             "total-output-tokens": sum(p.output_tokens for p in pages),
             "total-fallback-pages": sum(1 for p in pages if p.is_fallback),
+            # Pages `route auto` read from their text layer instead of sending them to the model.
+            "total-routed-pages": sum(1 for p in pages if _routed(p)),
             "engine": ",".join(engines),
             "model": ",".join(models),
             "ocr-pipeline-version": PIPELINE_VERSION,
@@ -66,9 +71,16 @@ def build_document(
             "rotation_correction": [p.rotation_correction for p in pages],
             "is_table": [p.is_table for p in pages],
             "is_diagram": [p.is_diagram for p in pages],
+            # A contract (docs/design.md): 1 where the page was read from its text layer by routing, 0 where not.
+            ROUTE_ATTRIBUTE: [[s, e, int(_routed(p))] for (s, e, _), p in zip(spans, pages, strict=True)],
             **_quality(spans, pages, quality or {}),
         },
     }
+
+
+def _routed(page: PageResult) -> bool:
+    """Whether `route auto` read the page from its text layer."""
+    return page.extra.get("route") == ROUTED
 
 
 def _quality(

@@ -11,8 +11,10 @@ from typing import Any
 from ocr_pipeline.engines.factory import ServerEngine, vlm_engine
 from ocr_pipeline.engines.vlm.client import VlmClientError, wait_for_server
 from ocr_pipeline.engines.vlm.page_stream import PageStream
+from ocr_pipeline.routing.router import PageRouter, page_router
 from ocr_pipeline.settings import DEFAULT_PDF_MEMORY_MB, PipelineSettings
-from ocr_pipeline.stages.vlm_ocr_outputs import OcrResult, needs_engine, ocr_with_engine, page_input
+from ocr_pipeline.stages.ocr_manifest import OcrResult
+from ocr_pipeline.stages.vlm_ocr_outputs import needs_engine, ocr_with_engine, page_input
 from ocr_pipeline.workspace.memo import PageMemo
 from ocr_pipeline.workspace.storage import Workspace
 
@@ -51,6 +53,7 @@ class GroupStream:
     stream: PageStream
     memo: PageMemo
     engine: ServerEngine
+    router: PageRouter | None = None  # `route auto`: a routed page is never sent
     broken: bool = False
 
     def offer_row(self, row: dict[str, Any]) -> None:
@@ -58,7 +61,7 @@ class GroupStream:
         if self.broken:
             return
         try:
-            if needs_engine(row, self.memo):
+            if needs_engine(row, self.memo, self.router):
                 self.stream.offer(page_input(row))
         except Exception:  # noqa: BLE001 - never the document's fault: the OCR step sends what is left
             self.broken = True
@@ -75,7 +78,7 @@ def open_group_stream(workspace: Workspace, settings: PipelineSettings) -> Group
     engine = ServerEngine(vlm_engine(settings))
     memo = PageMemo(workspace, engine.memo_key(settings.target_longest_image_dim))
     # Good answers go to the memo as they arrive: a crash mid-stream keeps them for the rerun.
-    return GroupStream(PageStream(engine.engine, on_result=memo.put), memo, engine)
+    return GroupStream(PageStream(engine.engine, on_result=memo.put), memo, engine, page_router(settings))
 
 
 def finish_group_stream(
@@ -102,6 +105,7 @@ def finish_group_stream(
         streamed=answers,
         input_client=input_client,
         pdf_memory_mb=pdf_memory_mb,
+        router=opened.router,
     )
     result.seconds = opened.stream.seconds  # the group's OCR began with its first streamed page
     return result

@@ -6,78 +6,34 @@ import functools
 import json
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
-
-import pyarrow as pa
 
 from ocr_pipeline.engines.base import OcrEngine, PageFactory, PageRunner, page_runner
 from ocr_pipeline.quality import PageFacts, add_document_language, page_signals
 from ocr_pipeline.quality.print_ink import PageInk, page_ink
 from ocr_pipeline.records import UNREADABLE_PAGE_PREFIX, PageInput, PageResult
+from ocr_pipeline.routing.router import MODEL, TEXT_LAYER, PageRouter, route_of
 from ocr_pipeline.settings import DEFAULT_PDF_MEMORY_MB
 from ocr_pipeline.stages.fallback_layouts import FallbackLayouts, RowUpgrade, is_plain, with_layouts
+from ocr_pipeline.stages.ocr_manifest import OCR_SCHEMA, OcrResult
 from ocr_pipeline.workspace.keys import ocr_key, pages_key
 from ocr_pipeline.workspace.ledger import read_stage_rejections
 from ocr_pipeline.workspace.memo import PageMemo
 from ocr_pipeline.workspace.storage import Workspace
 from ocr_pipeline.workspace.tables import iter_batches, write_table
 
-OCR_SCHEMA = pa.schema(
-    [
-        ("source", pa.string()),
-        ("sha256", pa.string()),
-        ("page_num", pa.int32()),
-        ("text", pa.string()),
-        ("primary_language", pa.string()),
-        ("is_rotation_valid", pa.bool_()),
-        ("rotation_correction", pa.int32()),
-        ("is_table", pa.bool_()),
-        ("is_diagram", pa.bool_()),
-        ("engine", pa.string()),
-        ("model", pa.string()),
-        ("is_fallback", pa.bool_()),
-        ("input_tokens", pa.int64()),
-        ("output_tokens", pa.int64()),
-        ("attempts", pa.int32()),
-        ("error", pa.string()),
-        ("elapsed_s", pa.float64()),
-        ("memo_hit", pa.bool_()),
-        ("extra", pa.string()),
-        # The page's quality signals as a JSON object (ocr_pipeline.quality.signals); null in older manifests.
-        ("quality", pa.string()),
-    ]
-)
-
 # A page is blank when at most this many pixels differ from its background by more than INK_CONTRAST grey
 # levels: a clean or lightly speckled empty scan passes, a page with even one printed digit does not.
 BLANK_MAX_INK_PIXELS = 24
 
 
-@dataclass
-class OcrResult:
-    """Counts, tokens and speed of one group's OCR."""
-
-    pages: int = 0
-    memo_hits: int = 0
-    fallback_pages: int = 0
-    error_pages: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    seconds: float = 0.0
-    languages: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def pages_per_second(self) -> float:
-        """Pages done per wall-clock second (memo hits included)."""
-        return self.pages / self.seconds if self.seconds > 0 else 0.0
-
-
-def needs_engine(row: dict[str, Any], memo: PageMemo) -> bool:
-    """Whether ocr_group would send this page row to the engine (no memo entry, rendered, not blank)."""
-    if memo.get(row["sha256"], row["page_num"]) is not None:
+def needs_engine(row: dict[str, Any], memo: PageMemo, router: PageRouter | None = None) -> bool:
+    """Whether ocr_group would send this page row to the engine (no memo entry, rendered, not blank, not routed)."""
+    if memo.get(row["sha256"], row["page_num"], routed=router is not None) is not None:
         return False
     if row.get("render_error") and not row.get("png"):
+        return False
+    if router is not None and router.decision(row).routed:
         return False
     return _blank(row, _ink(row)) is None
 
@@ -141,6 +97,8 @@ def _result_row(source: str, result: PageResult, memo_hit: bool, facts: PageFact
     row.pop("source_hash")
     # Computed on every write, memo hits included: signals reach pages read before they existed.
     row.update(source=source, sha256=result.source_hash, memo_hit=memo_hit, quality=page_signals(result, facts))
+    reasons = result.extra.get("route_reasons")
+    row.update(route=route_of(result), route_reasons=json.dumps(reasons) if isinstance(reasons, list) else None)
     return row
 
 
@@ -155,6 +113,7 @@ def ocr_group(
     input_client: Any = None,
     reads_text_layer: bool = True,
     pdf_memory_mb: int = DEFAULT_PDF_MEMORY_MB,
+    router: PageRouter | None = None,
 ) -> OcrResult:
     """OCR every page of the group not already in the memo and write `manifests/ocr/<group>.parquet`.
 
@@ -162,11 +121,12 @@ def ocr_group(
     (not memo hits), so the manifest and the shard are the ones a run without streaming writes. A page rendered with
     the plain text only (the VLM path) that falls back gets its full layout from the input (`input_client` for one
     on S3; the PDF reader capped at `pdf_memory_mb` MiB) before it is recorded; an engine that `reads_text_layer`
-    gets the full layout of every page.
+    gets the full layout of every page. With a `router` (`route auto`), a page whose evidence clears it is read from
+    its text layer and never reaches the engine (stages/page_routes.py).
     """
     layouts = FallbackLayouts(workspace, group, input_client, pdf_memory_mb)
     try:
-        return _ocr_group(workspace, group, runner, settings_key, progress, streamed, layouts, reads_text_layer)
+        return _ocr_group(workspace, group, runner, settings_key, progress, streamed, layouts, reads_text_layer, router)
     finally:
         layouts.close()
 
@@ -180,6 +140,7 @@ def _ocr_group(
     streamed: Mapping[tuple[str, int], PageResult] | None,
     layouts: FallbackLayouts,
     reads_text_layer: bool,
+    router: PageRouter | None,
 ) -> OcrResult:
     started = time.monotonic()
     memo = PageMemo(workspace, settings_key)
@@ -191,11 +152,14 @@ def _ocr_group(
     waiting: list[tuple[str, PageResult, PageFacts]] = []
     upgrade = RowUpgrade(layouts) if reads_text_layer else None
     result = OcrResult()
+    model_reasons: dict[tuple[str, int], list[str]] = {}  # why each page sent to the engine could not be routed
 
     def record(source: str, page: PageResult, memo_hit: bool, facts: PageFacts) -> None:
         rows.append(_result_row(source, page, memo_hit, facts))
         result.pages += 1
         result.memo_hits += memo_hit
+        result.routed_pages += route_of(page) == TEXT_LAYER
+        result.engine_pages += not memo_hit and route_of(page) != TEXT_LAYER and page.attempts > 0
         result.fallback_pages += page.is_fallback
         result.error_pages += bool(page.error)
         result.input_tokens += page.input_tokens
@@ -213,8 +177,11 @@ def _ocr_group(
             record(source, page, False, facts)
 
     def sink(page: PageResult) -> None:
-        memo.put(page)
         source, facts, plain = sources.pop((page.source_hash, page.page_num))
+        if router is not None:  # the memo entry knows the page went to the model, and why
+            reasons = model_reasons.pop((page.source_hash, page.page_num), [])
+            page.extra = {**page.extra, "route": MODEL, "route_reasons": reasons}
+        memo.put(page)
         fresh(source, page, facts, plain)
 
     def factories() -> Iterator[PageFactory]:
@@ -229,9 +196,11 @@ def _ocr_group(
             # whenever the page streamed, which the CLI does by default.
             answered = (streamed or {}).get((row["sha256"], row["page_num"]))
             if answered is not None:
+                if router is not None:  # streamed only when not routed (needs_engine): the model read it
+                    answered.extra = {**answered.extra, "route": MODEL, "route_reasons": router.decision(row).reasons}
                 fresh(row["source"], answered, _facts(row, _ink(row)), plain)
                 continue
-            cached = memo.get(row["sha256"], row["page_num"])
+            cached = memo.get(row["sha256"], row["page_num"], routed=router is not None)
             if cached is not None:
                 record(row["source"], cached, True, _facts(row, _ink(row)))
                 continue
@@ -244,6 +213,14 @@ def _ocr_group(
             if blank is not None:
                 record(row["source"], blank, False, _facts(row, ink))
                 continue
+            if router is not None:
+                decision = router.decision(row)
+                if decision.routed:
+                    routed = router.routed_result(row, decision)
+                    memo.put(routed)
+                    record(row["source"], routed, False, _facts(row, ink))
+                    continue
+                model_reasons[(row["sha256"], row["page_num"])] = decision.reasons
             sources[(row["sha256"], row["page_num"])] = (row["source"], _facts(row, ink), plain)
             yield functools.partial(PageInput.from_row, row)
 
@@ -268,6 +245,7 @@ def ocr_with_engine(
     streamed: Mapping[tuple[str, int], PageResult] | None = None,
     input_client: Any = None,
     pdf_memory_mb: int = DEFAULT_PDF_MEMORY_MB,
+    router: PageRouter | None = None,
 ) -> OcrResult:
     """ocr_group through an engine: its async runner and its memo key (every launcher calls this)."""
     reads = bool(getattr(engine, "reads_text_layer", True))  # see OcrEngine: an engine that does not say reads it
@@ -282,4 +260,5 @@ def ocr_with_engine(
         input_client=input_client,
         reads_text_layer=reads,
         pdf_memory_mb=pdf_memory_mb,
+        router=router,
     )
