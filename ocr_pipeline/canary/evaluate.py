@@ -156,10 +156,10 @@ def evaluate(
         if progress is not None:
             progress(len(answers), len(inputs))
 
-    routed = [page for page in inputs.values() if isinstance(page, RoutedPage)]
-    for page in routed:  # read from its text layer (`route auto`): never sent to the engine
-        keep(page.result)
-    to_engine = [page for page in inputs.values() if not isinstance(page, RoutedPage)]
+    for routed in inputs.values():  # read from its text layer (`route auto`): never sent to the engine
+        if isinstance(routed, RoutedPage):
+            keep(routed.result)
+    to_engine = [page_input for page_input in inputs.values() if not isinstance(page_input, RoutedPage)]
     factories: list[PageFactory] = [functools.partial(_same, page_input) for page_input in to_engine]
     page_runner(engine)(factories, keep)
     result = EvalResult(pages=len(inputs), unreadable_pages=unreadable)

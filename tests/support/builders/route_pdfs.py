@@ -36,12 +36,76 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 # Words of the built prose: content words and the function words every English sentence has, in the share they have.
-_CONTENT = (
-    "committee budget library council treasurer reserve deposits county bank roof parish bridge stream winter "
-    "floods survey engineer report members questions answer session year interest borrowing letter help piers "
-    "clerk chair cost wing meeting minutes hall village road school teacher market farmers harvest river mill"
-).split()
-_FUNCTION = "the of and to in a that for it as with was on by at from which not but had they were".split()
+_CONTENT = [
+    "committee",
+    "budget",
+    "library",
+    "council",
+    "treasurer",
+    "reserve",
+    "deposits",
+    "county",
+    "bank",
+    "roof",
+    "parish",
+    "bridge",
+    "stream",
+    "winter",
+    "floods",
+    "survey",
+    "engineer",
+    "report",
+    "members",
+    "questions",
+    "answer",
+    "session",
+    "year",
+    "interest",
+    "borrowing",
+    "letter",
+    "help",
+    "piers",
+    "clerk",
+    "chair",
+    "cost",
+    "wing",
+    "meeting",
+    "minutes",
+    "hall",
+    "village",
+    "road",
+    "school",
+    "teacher",
+    "market",
+    "farmers",
+    "harvest",
+    "river",
+    "mill",
+]
+_FUNCTION = [
+    "the",
+    "of",
+    "and",
+    "to",
+    "in",
+    "a",
+    "that",
+    "for",
+    "it",
+    "as",
+    "with",
+    "was",
+    "on",
+    "by",
+    "at",
+    "from",
+    "which",
+    "not",
+    "but",
+    "had",
+    "they",
+    "were",
+]
 
 
 def prose_paragraphs(n: int, start: int = 0, sentences: int = 6) -> list[str]:
@@ -56,6 +120,8 @@ def prose_paragraphs(n: int, start: int = 0, sentences: int = 6) -> list[str]:
             said.append(" ".join(words).capitalize() + ".")
         out.append(" ".join(said))
     return out
+
+
 def mapped_font_pdf(mapping: dict[str, str], lines: Sequence[str] | None = None) -> bytes:
     """Helvetica text whose ToUnicode map gives each letter as `mapping` says: the page shows the right words."""
     lines = list(lines or textwrap.wrap(" ".join(prose_paragraphs(3)), 90))

@@ -8,8 +8,9 @@ import pytest
 
 from ocr_pipeline.routing import RouteEvidence, RouteParams, decide
 
+BODY_LINE = {"text": "Body line", "y": 0.5, "gap": 0.2, "width": 1.0}
 SURE = RouteEvidence(trusted=True, trust_reason="ok", words=400, language="en", function_word_share=0.4,
-                     ink_pixels=90_000, edge_lines=[{"text": "Body line", "y": 0.5, "gap": 0.2, "width": 1.0}])  # fmt: skip
+                     ink_pixels=90_000, edge_lines=[BODY_LINE])  # fmt: skip
 
 
 def test_a_page_whose_evidence_clears_every_bound_is_routed() -> None:
