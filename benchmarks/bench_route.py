@@ -12,14 +12,21 @@
 2. What deciding costs: CPU seconds a page of reading the rows as `route auto` does (layout and evidence) against as
    `route model` does (pdfium's plain text), both in this process, same pages.
 3. Every page's route and reasons, counted by reason: what keeps pages from the router.
+4. `--mixed`: GPU-seconds saved on a mixed corpus (the three sets' PDFs and the old scans, one folder), each side a
+   whole `ocr-pipeline run --server` against the test server holding each request `--service-time` seconds (0.222:
+   an H100 serving olmOCR 2 at 4.5 pages/s), `--route model` then `--route auto`, fresh workspaces: the server's
+   busy slot-seconds and requests per side, and the command's wall and CPU seconds.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
+import resource
 import shutil
 import statistics
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -30,6 +37,8 @@ from benchmarks.olmo_parts import PARTS, part_of
 from benchmarks.similarity import page_similarity
 from ocr_pipeline.pdf.page_rows import PLAIN, ROUTE, document_pages
 from ocr_pipeline.routing import RouteEvidence, decide
+from tests.support.oracle import right_answers
+from tests.support.vlm_server import VlmTestServer
 
 SETS = ("headers_footers", "multi_columns", "long_tiny_text")
 # olmOCR 2's published olmOCR-Bench rates for these sets (its model card, allenai/olmOCR-2-7B-1025).
@@ -60,6 +69,11 @@ def route_set(pdfs: list[Path], out: Path, costs: dict[str, list[float]]) -> dic
     return pages
 
 
+def _kind(reason: str) -> str:
+    """A reason without its numbers and quotes ("17 lines of raster text ..." -> "N lines of raster text ...")."""
+    return re.sub(r"\d+(\.\d+)?%?", "N", reason.split(": '")[0].split(" (")[0])
+
+
 def olmo_rows(args: argparse.Namespace, costs: dict[str, list[float]], reasons: Counter[str]) -> list[str]:
     """The table rows of the olmOCR-Bench sets: routed share and pass rate per part, beside olmOCR 2's."""
     rows = []
@@ -70,7 +84,7 @@ def olmo_rows(args: argparse.Namespace, costs: dict[str, list[float]], reasons: 
         pdfs = sorted((DATA / name / "pdfs").glob("*.pdf"))
         shutil.copy(DATA / name / f"{name}.jsonl", bench / "tests.jsonl")
         pages = route_set(pdfs, bench, costs)
-        reasons.update(r.split(":")[0] for p in pages.values() for r in p["reasons"])
+        reasons.update(_kind(r) for p in pages.values() for r in p["reasons"])
         results = score(bench, "routed", args.olmocr_python, None)["results"] if any(
             p["routed"] for p in pages.values()) else {}  # fmt: skip
         tests = [json.loads(line) for line in (bench / "tests.jsonl").read_text().splitlines() if line.strip()]
@@ -90,7 +104,7 @@ def parse_bench_rows(args: argparse.Namespace, costs: dict[str, list[float]], re
     for folder in sorted(PARSE_BENCH.glob("2026-q1-*")):
         pdfs = sorted((folder / "pdfs").glob("*.pdf"))
         pages = route_set(pdfs, args.out / folder.name, costs)
-        reasons.update(r.split(":")[0] for p in pages.values() for r in p["reasons"])
+        reasons.update(_kind(r) for p in pages.values() for r in p["reasons"])
         sims = []
         for pdf in pdfs:
             if pages[pdf.name]["routed"]:
@@ -101,15 +115,56 @@ def parse_bench_rows(args: argparse.Namespace, costs: dict[str, list[float]], re
     return rows
 
 
+def mixed_corpus(out: Path) -> Path:
+    """The three born-digital sets' PDFs and the old scans in one folder (names kept apart by their set)."""
+    folder = out / "mixed"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for name in (*SETS, "old_scans"):
+        for pdf in sorted((DATA / name / "pdfs").glob("*.pdf")):
+            shutil.copy(pdf, folder / f"{name}-{pdf.name}")
+    return folder
+
+
+def gpu_saving(args: argparse.Namespace) -> list[str]:
+    """Both routes over the mixed corpus against a test server of fixed service time: what reached the GPU."""
+    corpus = mixed_corpus(args.out)
+    answers = right_answers(corpus)
+    rows = []
+    for route in ("model", "auto"):
+        ws = args.out / f"ws-{route}"
+        shutil.rmtree(ws, ignore_errors=True)
+        with VlmTestServer(model="olmocr", text_for=answers, capacity=16, service_time_s=args.service_time) as server:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            started = time.monotonic()
+            command = [sys.executable, "-m", "ocr_pipeline.cli", "run", str(ws), "--pdfs", str(corpus), "--server",
+                       server.url, "--model", "olmocr", "--route", route, "--quiet"]  # fmt: skip
+            done = subprocess.run(command, capture_output=True, text=True)
+            wall = time.monotonic() - started
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            stats = server.stats()
+        cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+        pages = next((line for line in done.stdout.splitlines() if line.startswith("pages:")), "?")
+        rows.append(f"| {route} | {stats['requests']} | {stats['busy_slot_s']:.1f} | {wall:.1f} | {cpu:.1f} | "
+                    f"{pages.removeprefix('pages:').strip()} |")  # fmt: skip
+    return rows
+
+
 def main() -> int:
     """Route every page of the sets, score the routed pages, print the tables, the cost and the reasons."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--olmocr-python", default="/tmp/olmocr-venv/bin/python")
     parser.add_argument("--out", type=Path, default=Path("/tmp/route-bench"))
+    parser.add_argument("--mixed", action="store_true", help="only the GPU-seconds saved on the mixed corpus")
+    parser.add_argument("--service-time", type=float, default=0.222, help="seconds the test server holds a request")
     args = parser.parse_args()
     if not DATA.is_dir():
         print(f"no benchmark data at {DATA}", file=sys.stderr)
         return 2
+    if args.mixed:
+        print("| route | requests | GPU slot-seconds | wall s | CPU s | pages |\n|---|---:|---:|---:|---:|---|")
+        print("\n".join(gpu_saving(args)))
+        return 0
     costs: dict[str, list[float]] = {"route": [], "plain": []}
     reasons: Counter[str] = Counter()
     print("| set | part | pages routed | routed pages' tests passed | olmOCR 2 on the set |\n|---|---|---:|---:|---:|")
