@@ -17,7 +17,7 @@ from dagster._core.launcher import CheckRunHealthResult, LaunchRunContext, Worke
 from dagster._core.remote_representation.code_location import GrpcServerCodeLocation
 from dagster._core.storage.dagster_run import DagsterRun
 
-from ocr_pipeline.defs.process_clock import process_start_time
+from ocr_pipeline.runtime.process_clock import process_start_time
 
 # The host whose processes run the run's worker: set before launch; a health check elsewhere cannot see its pids.
 WORKER_HOST_TAG = "ocr_pipeline/run_worker_host"

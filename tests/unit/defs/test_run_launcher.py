@@ -16,8 +16,8 @@ from dagster._core.events import EngineEventData
 from dagster._core.launcher import WorkerStatus
 from dagster._core.storage.dagster_run import DagsterRun
 
-from ocr_pipeline.defs.process_clock import process_start_time
 from ocr_pipeline.defs.run_launcher import WORKER_HOST_TAG, ProcessCheckedRunLauncher, worker_host
+from ocr_pipeline.runtime.process_clock import process_start_time
 
 DEPLOY = Path(__file__).resolve().parents[3] / "deploy"
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads process start times from /proc")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ocr_pipeline.defs.process_clock import parse_etime, proc_start_time, process_start_time, ps_start_time
+from ocr_pipeline.runtime.process_clock import parse_etime, proc_start_time, process_start_time, ps_start_time
 
 LINUX = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 PS = pytest.mark.skipif(shutil.which("ps") is None, reason="needs ps")
