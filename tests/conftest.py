@@ -12,12 +12,12 @@ import pytest
 
 from tests.support.builders import pdfgen
 from tests.support.builders.pdfgen import add_tar_member
+from tests.support.shared_data import shared_data_present, where
 
 REPO = Path(__file__).resolve().parents[1]
 # Child processes (the fake vLLM, the sandbox's misbehaving children, the VLM test server) import tests.support too:
 # the repository root goes on their PYTHONPATH as pytest puts it on ours.
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "pdf-parse-bench"
 # A suite started as a background job inherits an ignored SIGINT; Dagster's interrupt set-up, run in-process by the
 # tests, copies SIGINT's disposition onto SIGTERM, and every process a test starts afterwards would ignore SIGTERM
 # (a fake vLLM stopped only by SIGKILL after its 30 s grace, a worker that outlives its parent). The suite runs as a
@@ -26,6 +26,21 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 if signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip a test marked `shared_data`, saying where the data was looked for, when the real documents are absent."""
+    if item.get_closest_marker("shared_data") and not shared_data_present():
+        pytest.skip(f"shared_data: no real documents at {where()}")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say how many tests went unrun for lack of the real documents: a skip in the counts alone is easy to miss."""
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if "shared_data" in getattr(r, "keywords", {})]
+    if skipped:
+        terminalreporter.write_line(
+            f"{len(skipped)} tests marked shared_data were skipped: no real documents at {where()}", yellow=True
+        )
 
 
 @pytest.fixture

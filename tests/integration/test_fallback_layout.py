@@ -27,13 +27,13 @@ from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_rows
 from tests.support.builders import layout_pdfs, pdfgen
 from tests.support.oracle import right_answers
-from tests.support.real_pages import BENCH
+from tests.support.shared_data import HISTORY
 from tests.support.vlm_protocol import Fault, hist_key
 from tests.support.vlm_server import VlmTestServer
 
 RETRIES = 2
 # A real page whose layout (an author table, a title without the arXiv stamp in the margin) is far from its plain text.
-REAL_PAGE = BENCH / "multi_columns" / "pdfs" / "0022f6bfbdb5040c91e5e85e3ab95b95ccf9_page_1_pg1.pdf"
+REAL_PAGE = HISTORY / "multi_columns" / "pdfs" / "0022f6bfbdb5040c91e5e85e3ab95b95ccf9_page_1_pg1.pdf"
 
 
 def journal_pdf(pages: int) -> bytes:
@@ -58,11 +58,11 @@ def journal_pdf(pages: int) -> bytes:
     return layout_pdfs.pdf_of_pages([page(n) for n in range(pages)])
 
 
-def _corpus(folder: Path) -> dict[tuple[str, int], str]:
+def _corpus(folder: Path, real_page: bool) -> dict[tuple[str, int], str]:
     """The inputs, and (file, page) -> the text layer a layout render stores (what the release before stored)."""
     pdfgen.write(folder / "journal.pdf", journal_pdf(4))
     pdfgen.write(folder / "plain.pdf", pdfgen.text_pdf([pdfgen.SENTENCES[:3]]))
-    if REAL_PAGE.exists():
+    if real_page:
         shutil.copy(REAL_PAGE, folder / "real.pdf")
     layouts = {}
     for pdf in sorted(folder.glob("*.pdf")):
@@ -71,10 +71,18 @@ def _corpus(folder: Path) -> dict[tuple[str, int], str]:
     return layouts
 
 
-@pytest.mark.parametrize("stream_pages", [True, False], ids=["streamed", "worker"])
-def test_a_fallback_page_stores_its_full_layout(tmp_path: Path, stream_pages: bool) -> None:
+@pytest.mark.parametrize(
+    ("stream_pages", "real_page"),
+    [
+        pytest.param(True, False, id="streamed"),
+        pytest.param(False, False, id="worker"),
+        # A real page's layout is further from its plain text than any page the tests build.
+        pytest.param(False, True, id="worker-real-page", marks=pytest.mark.shared_data),
+    ],
+)
+def test_a_fallback_page_stores_its_full_layout(tmp_path: Path, stream_pages: bool, real_page: bool) -> None:
     corpus = tmp_path / "in"
-    layouts = _corpus(corpus)
+    layouts = _corpus(corpus, real_page)
     answers = right_answers(corpus)
     with VlmTestServer(text_for=answers) as server:
         settings = PipelineSettings(
@@ -88,7 +96,7 @@ def test_a_fallback_page_stores_its_full_layout(tmp_path: Path, stream_pages: bo
         for pdf in sorted(corpus.glob("*.pdf")):
             for row in document_pages("pdf", str(pdf), 1288, text=TEXT_PLAIN):
                 keys[(pdf.name, row["page_num"])] = hist_key(Image.open(io.BytesIO(row["png"])).convert("L"))
-        failing = [("journal.pdf", 2), ("journal.pdf", 4)] + ([("real.pdf", 1)] if REAL_PAGE.exists() else [])
+        failing = [("journal.pdf", 2), ("journal.pdf", 4)] + ([("real.pdf", 1)] if real_page else [])
         for name_page in failing:
             server.faults[keys[name_page]] = [Fault("garbage")] * RETRIES
         if not stream_pages:

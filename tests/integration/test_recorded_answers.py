@@ -17,12 +17,12 @@ from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.workspace.keys import dolma_key, ocr_key, rejected_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_jsonl, read_rows
-from tests.support.real_pages import BENCH, SHARED_DATA
 from tests.support.recorded_answers import RecordedPage, recorded_answers, recorded_pages
+from tests.support.shared_data import HISTORY, PARSE_BENCH
 from tests.support.vlm_server import VlmTestServer
 
-SCANS = BENCH / "old_scans"
-PARSE_BENCH = SHARED_DATA / "pdf-parse-bench"
+SCANS = HISTORY / "old_scans"
+pytestmark = pytest.mark.shared_data
 # The one recorded answer that is a true model failure: its last 29-word sentence is written twice.
 DEGENERATE = "92"
 BORN_DIGITAL = 12  # pages of each pdf-parse-bench set replayed beside the scans
@@ -41,8 +41,6 @@ def _truth_answers(folder: Path, out: Path) -> None:
 @pytest.fixture(scope="module")
 def replay(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[RecordedPage]]:
     """The inputs (old scans with an olmOCR answer, born-digital pages with ground truth) and their answers."""
-    if not (SCANS / "olmocr_pipeline").is_dir():
-        pytest.skip("../shared/data is absent")
     root = tmp_path_factory.mktemp("replay")
     (root / "pdfs").mkdir()
     (root / "answers").mkdir()

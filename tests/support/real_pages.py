@@ -1,27 +1,30 @@
 """Real page texts with no model loop in them: pdf-parse-bench ground truth and olmOCR-Bench old-scan answers.
 
-Used to show the quality signals flag nothing on honest pages (the false-positive rate) and to time them.
+Used to show the quality signals flag nothing on honest pages (the false-positive rate) and to time them. Each
+function raises where the data is absent, so a test that reads them without the `shared_data` marker (which skips it
+there and counts it in the summary) fails instead of passing on nothing.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-# ../shared/data beside the checkout; TESTS_SHARED_DATA points elsewhere (a worktree outside the project folder).
-SHARED_DATA = Path(
-    os.environ.get("TESTS_SHARED_DATA") or Path(__file__).resolve().parents[2].parent / "shared" / "data"
-)
-BENCH = SHARED_DATA / "olmocr-bench-history"
+from tests.support.shared_data import HISTORY, PARSE_BENCH, SHARED_DATA, shared_data_present, where
+
+
+def _require() -> None:
+    if not shared_data_present():
+        raise FileNotFoundError(f"no real documents at {where()}: mark the test `shared_data`")
 
 
 def real_page_texts() -> list[tuple[str, str]]:
-    """(name, text) of every ground-truth page found under ../shared/data; [] where the data is absent."""
+    """(name, text) of every ground-truth page of the real documents (tests.support.shared_data)."""
+    _require()
     pages: list[tuple[str, str]] = []
-    for path in sorted((SHARED_DATA / "pdf-parse-bench").glob("*/ground_truth/*.json")):
+    for path in sorted(PARSE_BENCH.glob("*/ground_truth/*.json")):
         pages.append((f"{path.parent.parent.name}/{path.stem}", _truth(path)))
-    for path in sorted(BENCH.glob("*/*/*.md")):
+    for path in sorted(HISTORY.glob("*/*/*.md")):
         pages.append((str(path.relative_to(SHARED_DATA)), path.read_text(encoding="utf-8")))
     return pages
 
@@ -48,12 +51,13 @@ def answer_and_reference_pairs() -> list[tuple[str, str, str]]:
     pdf-parse-bench: its ground truth (LaTeX formulas included) against the PDF's text layer; olmOCR-Bench old
     scans: olmOCR's own answer against the human transcription.
     """
+    _require()
     pairs = []
-    for path in sorted((SHARED_DATA / "pdf-parse-bench").glob("*/ground_truth/*.json")):
+    for path in sorted(PARSE_BENCH.glob("*/ground_truth/*.json")):
         pdf = path.parent.parent / "pdfs" / f"{path.stem}.pdf"
         pairs.append((f"{path.parent.parent.name}/{path.stem}", _truth(path), text_layer(pdf)))
-    for path in sorted((BENCH / "old_scans" / "olmocr_pipeline").glob("*.md")):
-        human = BENCH / "old_scans" / "human" / path.name
+    for path in sorted((HISTORY / "old_scans" / "olmocr_pipeline").glob("*.md")):
+        human = HISTORY / "old_scans" / "human" / path.name
         if human.exists():
             pairs.append((f"old_scans/{path.stem}", path.read_text(encoding="utf-8"), human.read_text("utf-8")))
     return pairs
@@ -61,5 +65,6 @@ def answer_and_reference_pairs() -> list[tuple[str, str, str]]:
 
 def born_digital_layers() -> list[tuple[str, str]]:
     """(name, text layer) of olmOCR-Bench's born-digital pages (headers_footers, multi_columns): many languages."""
-    pdfs = sorted(BENCH.glob("headers_footers/pdfs/*.pdf")) + sorted(BENCH.glob("multi_columns/pdfs/*.pdf"))
+    _require()
+    pdfs = sorted(HISTORY.glob("headers_footers/pdfs/*.pdf")) + sorted(HISTORY.glob("multi_columns/pdfs/*.pdf"))
     return [(pdf.name, text_layer(pdf)) for pdf in pdfs]

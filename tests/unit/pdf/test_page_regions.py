@@ -14,11 +14,11 @@ from ocr_pipeline.regions import detector
 from ocr_pipeline.textlayer.reader import page_layout
 from ocr_pipeline.textlayer.reading_params import READING_PARAMS, ReadingParams
 from tests.support.builders import layout_pdfs, page_space_pdfs, pdfgen
+from tests.support.shared_data import HISTORY
 
-DATA = Path(__file__).resolve().parents[4] / "shared" / "data" / "olmocr-bench-history" / "headers_footers" / "pdfs"
 # A court's journal page: a running head in capitals, set like a heading and close to the text (olmOCR-Bench's
 # headers_footers, tuning part): the rules keep it, the model calls it a header.
-SECTION_HEAD = DATA / "e4ace7edb587a91a895b3ed38e13e1a6c704dd26_page_1.pdf"
+SECTION_HEAD = HISTORY / "headers_footers" / "pdfs" / "e4ace7edb587a91a895b3ed38e13e1a6c704dd26_page_1.pdf"
 
 
 def _text(path: Path, params: ReadingParams = READING_PARAMS) -> str:
@@ -43,7 +43,7 @@ def test_regions_sit_on_the_runs_of_the_lines_they_name(tmp_path: Path) -> None:
     assert {r.text for r in regions} == {"header", "footer"}
 
 
-@pytest.mark.skipif(not SECTION_HEAD.is_file(), reason="needs ../shared/data")
+@pytest.mark.shared_data
 def test_a_running_head_the_rules_keep_is_dropped_with_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
     with_model = _text(SECTION_HEAD)
     asked: list[object] = []

@@ -64,11 +64,10 @@ def test_edge_texts_get_langdetects_own_answers() -> None:
     assert _answer(_factory(WordwiseFactory), GERMAN)[2][0][0] == "de"
 
 
+@pytest.mark.shared_data
 def test_real_pages_in_many_languages_get_langdetects_own_answers() -> None:
     layers = [text for _, text in born_digital_layers()]
     truths = [text for _, text in real_page_texts()]
-    if not layers:
-        pytest.skip("../shared/data is absent")
     # Short texts are where the sampling is closest to a toss-up; 3,000 characters is what the signals judge.
     texts = [t[:300] for t in layers + truths] + [t[:3000] for t in layers[::4] + truths[::8]]
     assert len(texts) >= 600 and _same(texts) == []

@@ -20,7 +20,7 @@ from ocr_pipeline.quality.degenerate import INVENTED_TEXT
 from ocr_pipeline.quality.print_ink import invented_text, page_ink
 from ocr_pipeline.records import PageInput, PageResult
 from tests.support.builders import near_blank
-from tests.support.real_pages import BENCH
+from tests.support.shared_data import HISTORY
 from tests.support.vlm_answers import INVENTED_PAGE
 
 BACKS = list(near_blank.BACKS)
@@ -85,13 +85,12 @@ def test_faint_print_answered_with_its_own_words_passes(name: str) -> None:
     assert judge.mirrored is not None and judge.mirrored.mirrored == []
 
 
+@pytest.mark.shared_data
 def test_the_real_old_scans_transcriptions_pass() -> None:
-    humans = sorted((BENCH / "old_scans" / "human").glob("*.md"))
-    if not humans:
-        pytest.skip("../shared/data is absent")
+    humans = sorted((HISTORY / "old_scans" / "human").glob("*.md"))
     flagged = []
     for human in humans:
-        doc = pdfium.PdfDocument(str(BENCH / "old_scans" / "pdfs" / f"{human.name.split('_pg')[0]}.pdf"))
+        doc = pdfium.PdfDocument(str(HISTORY / "old_scans" / "pdfs" / f"{human.name.split('_pg')[0]}.pdf"))
         try:
             png = render_pdf_page(doc, 0).png
         finally:

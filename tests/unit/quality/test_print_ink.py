@@ -17,7 +17,7 @@ from ocr_pipeline.quality.density import text_on_blank
 from ocr_pipeline.quality.print_ink import INK_CONTRAST, answer_letters, invented_text, page_ink
 from ocr_pipeline.records import PageResult
 from tests.support.builders import near_blank
-from tests.support.real_pages import BENCH
+from tests.support.shared_data import HISTORY
 from tests.support.vlm_answers import INVENTED_PAGE
 
 # The back of a sheet, as a scanner sees it: the front's text showing through, darker or lighter, blurred by the
@@ -97,13 +97,12 @@ def test_the_signal_is_stored_for_pages_the_stage_measured() -> None:
     assert not page_signals(PageResult("h", 1, INVENTED_PAGE, engine="vlm"), PageFacts(910, 1288))["invented_text"]
 
 
+@pytest.mark.shared_data
 def test_honest_transcriptions_of_the_real_old_scans_fit_their_print() -> None:
-    humans = sorted((BENCH / "old_scans" / "human").glob("*.md"))
-    if not humans:
-        pytest.skip("../shared/data is absent")
+    humans = sorted((HISTORY / "old_scans" / "human").glob("*.md"))
     flagged = []
     for human in humans:
-        pdf = BENCH / "old_scans" / "pdfs" / f"{human.name.split('_pg')[0]}.pdf"
+        pdf = HISTORY / "old_scans" / "pdfs" / f"{human.name.split('_pg')[0]}.pdf"
         doc = pdfium.PdfDocument(str(pdf))
         try:
             capacity = page_ink(render_pdf_page(doc, 0).png).capacity

@@ -14,7 +14,8 @@ from ocr_pipeline.quality.duplicates import DuplicateParams, duplicated_paragrap
 from ocr_pipeline.quality.repeats import tokens
 from ocr_pipeline.quality.repetition import repetition
 from ocr_pipeline.records import PageResult
-from tests.support.real_pages import BENCH, answer_and_reference_pairs, real_page_texts
+from tests.support.real_pages import answer_and_reference_pairs, real_page_texts
+from tests.support.shared_data import HISTORY
 from tests.support.vlm_answers import block_loop, line_loop, repeated_paragraph
 
 PARAGRAPHS = [
@@ -138,11 +139,10 @@ def test_duplicates_and_invented_text_are_flagged_and_counted_like_loops() -> No
     assert failed_answer(signals) == ["duplicate_paragraph", "invented_text"]
 
 
+@pytest.mark.shared_data
 def test_honest_real_pages_hold_no_loop_and_no_duplicate() -> None:
     pages = real_page_texts()
     pairs = answer_and_reference_pairs()
-    if not pages:
-        pytest.skip("../shared/data is absent")
     # Ground truth, human transcriptions and olmOCR's answers to the old scans, judged as scans (no layer).
     loops = [name for name, text in pages if repetition(text).degenerate]
     assert loops == []
@@ -154,7 +154,7 @@ def test_honest_real_pages_hold_no_loop_and_no_duplicate() -> None:
     assert len(judged) == 200
     flagged = [n for n, a, layer in pairs if not n.startswith("old_scans") and _guarded(a, layer)]
     assert flagged == []
-    assert (BENCH / "old_scans" / "human" / "92_pg1_repeat1.md").exists()
+    assert (HISTORY / "old_scans" / "human" / "92_pg1_repeat1.md").exists()
 
 
 def _guarded(answer: str, layer: str) -> bool:

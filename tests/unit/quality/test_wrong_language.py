@@ -37,19 +37,17 @@ def test_the_margin_keeps_short_bilingual_and_formula_pages() -> None:
     assert wrong_language(f"{formulas}\n{ENGLISH}", ENGLISH) is None
 
 
+@pytest.mark.shared_data
 def test_real_right_answers_are_never_wrong_language() -> None:
     pairs = answer_and_reference_pairs()
-    if not pairs:
-        pytest.skip("../shared/data is absent")
     # Formula pages (pdf-parse-bench) and 19th-century letters (olmOCR's answer against a human's transcription).
     wrong = [(name, why) for name, answer, reference in pairs if (why := wrong_language(answer, reference))]
     assert len(pairs) >= 200 and wrong == []
 
 
+@pytest.mark.shared_data
 def test_real_pages_in_another_language_are_caught_and_same_language_pages_are_not() -> None:
     layers = born_digital_layers()
-    if not layers:
-        pytest.skip("../shared/data is absent")
     by_language: dict[str, list[str]] = {}
     for _, text in layers:
         found = detected_language(prose(text)[:6000]) if sum(c.isalpha() for c in text) >= 200 else None
