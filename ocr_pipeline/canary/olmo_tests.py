@@ -1,6 +1,6 @@
 """olmOCR-Bench's present / absent / order / table / baseline semantics, re-implemented (no olmocr dependency).
 
-The canary and `ocr-pipeline eval` score with these; benchmarks/olmo_score.py falls back on them where
+The canary and `ocr-pipeline eval` score with these; benchmarks/common/olmo_score.py falls back on them where
 `olmocr[bench]` cannot be imported. They agree with olmocr 0.4.27's classes on every test of the generated bench.
 Only the standard library and rapidfuzz: any interpreter can run this file. Math tests need a browser to render
 KaTeX and are not scored here (SUPPORTED_TYPES).

@@ -7,7 +7,7 @@ over any share a gate on 500 pages can afford. So a gate compares its count of f
 fails `honest_share` of pages produces by chance (a binomial tail): it stops the partition only when the count is
 less likely than `false_alarm` for such a model. One bad page never stops a group of more than one page, a looping
 model stops every group of four pages or more, and the bound grows with the group as chance allows
-(benchmarks/bench_gate_sizes.py measures both sides on real pages).
+(benchmarks/quality/bench_gate_sizes.py measures both sides on real pages).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable
 
 # Box visits one page's layout may make (each loop over a region's boxes counts its boxes). Of the 875 pages of
-# ../shared/data none spends more than 470,000 (the median 5,600; benchmarks/README.md); a visit costs 50-200 ns.
+# ../shared/data none spends more than 470,000 (the median 5,600; docs/decisions.md); a visit costs 50-200 ns.
 MAX_WORK = 20_000_000
 # Seconds one page's layout may take, whatever the work count says (a slow or loaded machine).
 PAGE_SECONDS = 4.0

@@ -1,7 +1,7 @@
 """The thresholds page furniture (running heads, page numbers, stamps, mastheads) is told from body text with.
 
 One frozen, documented parameter object (layout/param_fields.py): each field's meaning and unit in its metadata;
-where the values came from is in benchmarks/README.md, "Where the layout thresholds came from". Heights are the
+where the values came from is in docs/decisions.md, "Where the layout thresholds came from". Heights are the
 page's body line height (the median box height) unless a field says otherwise.
 """
 

@@ -5,7 +5,7 @@ TextLayerParams, MathParams, and the bundles LayoutParams and ReadingParams that
 pdfminer's LAParams, whose fields are made by `doc_field`: the field's metadata "doc" holds one line, "unit:
 meaning" (a flag's doc is its meaning alone). Each checks its values when built (`check_values`), so a variant made
 with dataclasses.replace fails where it is made, not pages later. Where a value came from (the benchmark runs and
-measurements that chose it) is in benchmarks/README.md, "Where the layout thresholds came from", not in the code.
+measurements that chose it) is in docs/decisions.md, "Where the layout thresholds came from", not in the code.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The thresholds a scanned page's layout is read with (skew, detector padding, spreads, margin pieces).
 
 One frozen, documented parameter object, as pdfminer's LAParams: each field's meaning and unit in its metadata;
-where the values came from (the benchmark runs that chose them) is in benchmarks/README.md, "Where the layout
+where the values came from (the benchmark runs that chose them) is in docs/decisions.md, "Where the layout
 thresholds came from".
 """
 

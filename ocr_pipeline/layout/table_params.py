@@ -1,7 +1,7 @@
 """The thresholds tables (table_html.py) and footnotes (footnotes.py) are found with.
 
 Frozen, documented parameter objects (layout/param_fields.py): each field's meaning and unit in its metadata;
-where the values came from is in benchmarks/README.md, "Where the layout thresholds came from". Heights are the
+where the values came from is in docs/decisions.md, "Where the layout thresholds came from". Heights are the
 page's (or region's) median run height, the body's line height.
 """
 

@@ -33,7 +33,7 @@ class DuplicateParams:
     - `min_tokens_with_layer` and `min_words_with_layer`: where the page's trusted text layer holds the stretch
       fewer times than the answer, the layer is the evidence, wherever the copy sits and from one sentence up
       (10 tokens, 8 different words with letters). Every honest answer beside its trusted layer on the real pages
-      (benchmarks/bench_quality_guards.py) repeats at most 11 tokens the layer holds once, each a row of table
+      (benchmarks/quality/bench_quality_guards.py) repeats at most 11 tokens the layer holds once, each a row of table
       numbers with 2 words.
     - `min_distinct`: a run of one number or one markup word ("0 0 0 ...", "html ffffff ...") is a table's filler,
       not a paragraph.

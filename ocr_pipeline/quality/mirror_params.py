@@ -3,7 +3,7 @@
 Lengths are in pixels of a page rendered at print_ink.REFERENCE_SIDE (1288) on its long side and scaled to the
 image. The confidences were chosen on the tests' near-blank backs (414 lines of bleed-through) against the 1,764
 lines of the 53 old scans, each read both ways, and checked on every real page of the benchmark data
-(benchmarks/bench_mirrored_print.py); docs/quality-guards.md has the numbers.
+(benchmarks/quality/bench_mirrored_print.py); docs/quality-guards.md has the numbers.
 """
 
 from __future__ import annotations

@@ -26,7 +26,8 @@ REPEAT_RUN_MIN = 120
 # ... or, whatever the share, one contiguous repeated stretch of at least this many tokens. The largest honest
 # run on every real page of the benchmark data and in the canary's references is 244 tokens, on a text layer that
 # holds its page twice (two overlaid versions of one article page); no ground truth or human transcription passes
-# 46 (benchmarks/README.md, bench_quality_guards). The loops that stopped with "stop" in issue reports ran 354+.
+# 46 (docs/decisions.md; benchmarks/quality/bench_quality_guards.py). The loops that stopped with "stop" in issue
+# reports ran 354+.
 LOOP_RUN_MIN = 300
 # ... or a unit copied at least three times in a row (the stretch is at least twice its period) over at least
 # this many tokens: a line or a block of lines looping. Honest pages never copy a unit three times in a row over

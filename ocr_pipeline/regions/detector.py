@@ -28,7 +28,7 @@ INPUT_W, INPUT_H = 608, 800
 STRIDES = (8, 16, 32, 64)
 BINS = 8
 FURNITURE = ("header", "footer")
-# Chosen on the tuning part of the olmOCR-Bench history sets (benchmarks/README.md): the lowest threshold at which
+# Chosen on the tuning part of the olmOCR-Bench history sets (docs/decisions.md): the lowest threshold at which
 # no tuning page lost a test; regions below it added false furniture on multi-column pages.
 MIN_SCORE = 0.8
 IOU = 0.5

@@ -1,8 +1,8 @@
 """How sure the router must be before a page is read from its text layer instead of the model: one parameter object.
 
-Each threshold was chosen on the tuning part of the olmOCR-Bench history sets (benchmarks/olmo_parts.py) and judged on
-their check part (benchmarks/bench_route.py; the numbers and where each value came from are in benchmarks/README.md,
-"Routing pages"). Anything the evidence does not clear goes to the model.
+Each threshold was chosen on the tuning part of the olmOCR-Bench history sets (benchmarks/common/olmo_parts.py) and
+judged on their check part (benchmarks/quality/bench_route.py; where each value came from is in docs/decisions.md,
+"Where routing's bounds came from"). Anything the evidence does not clear goes to the model.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ glibc keeps what a process frees in its malloc arenas, one per thread that alloc
 returns it to the system only when the top of an arena is free. The CPU engine's ONNX Runtime sessions run with
 their own arena off (sessions.py), so a page's tensors are malloc'd and freed per page on several threads, and the
 holes they leave are never returned: 12 scanned pages kept the engine's process at about 540 MB where 220 MB was
-in use; trimmed after each page, near 220 MB (the heavy PDFs' family peak: benchmarks/README.md).
+in use; trimmed after each page, near 220 MB (the heavy PDFs' family peak: docs/decisions.md).
 Elsewhere (musl, macOS) there is nothing to call and this does nothing.
 """
 

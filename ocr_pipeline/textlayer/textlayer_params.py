@@ -1,7 +1,7 @@
 """The thresholds a PDF's text layer is read and judged with: glyphs into runs and words, and the trust verdict.
 
 One frozen, documented parameter object (layout/param_fields.py): each field's meaning and unit in its metadata;
-where the values came from is in benchmarks/README.md, "Where the layout thresholds came from". Glyph heights
+where the values came from is in docs/decisions.md, "Where the layout thresholds came from". Glyph heights
 are the two neighbouring glyphs' box heights; sizes are font sizes.
 """
 

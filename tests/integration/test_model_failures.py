@@ -1,7 +1,7 @@
 """The fake server's failure modes through a whole partition: each one detected in the manifest's quality column,
 retried at olmOCR's next temperatures where the engine can tell, flagged in the Dolma attributes, counted by the
-partition's checks, and kept out of the shard's text (issue 20 items 2 and 6; issue 31: a line or a block of lines
-looping at the end of a good page, a paragraph written twice, a page of prose for a near-blank scan)."""
+partition's checks, and kept out of the shard's text (among them a line or a block of lines looping at the end of a
+good page, a paragraph written twice, a page of prose for a near-blank scan)."""
 
 from __future__ import annotations
 

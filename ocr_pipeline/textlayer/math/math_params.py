@@ -1,7 +1,7 @@
 """The thresholds a text layer's formulas are found and built with, and which inline formulas are written as LaTeX.
 
 One frozen, documented parameter object (layout/param_fields.py): each field's meaning and unit in its metadata;
-where the values came from is in benchmarks/README.md. Sizes are the symbols' font sizes: a gap of "2 sizes" is
+where the values came from is in docs/decisions.md. Sizes are the symbols' font sizes: a gap of "2 sizes" is
 twice the size the glyphs beside it are set at.
 """
 
@@ -40,7 +40,7 @@ class MathParams:
     max_formula_glyphs: int = doc_field(2000, "glyphs: a formula piece of more stays as its glyphs, noted")
     # Plain text cannot hold a fraction, a radical, a binomial or a matrix; a formula of scripts and symbols inside a
     # sentence reads as pdftotext writes it ("x i", "Eu 3+"), as olmOCR-Bench's multi-column ground truth writes it:
-    # in LaTeX such formulas cost 9 of its 552 tests (benchmarks/README.md).
+    # in LaTeX such formulas cost 9 of its 552 tests (docs/decisions.md).
     inline: str = doc_field("stacked", "form: inline formulas as LaTeX, 'stacked' ones only, 'all' or 'none'")
 
     def __post_init__(self) -> None:

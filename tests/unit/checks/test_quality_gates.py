@@ -142,7 +142,7 @@ def test_shipped_gates_and_their_thresholds() -> None:
     warn, block = tests["degenerate_share_warn"], tests["degenerate_share_blocking"]
     agree = tests["text_layer_agreement"]
     assert (warn.severity, warn.blocking, warn.params["max"]) == ("warn", False, 0.01)
-    # Judged against chance (checks/failure_gate.py, benchmarks/bench_gate_sizes.py): one hard page never blocks.
+    # Judged against chance (checks/failure_gate.py, benchmarks/quality/bench_gate_sizes.py): a hard page never blocks.
     assert (block.severity, block.blocking, block.params["max"], block.params["false_alarm"]) == (
         "error",
         True,

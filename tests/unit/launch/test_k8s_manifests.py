@@ -140,7 +140,7 @@ def test_helm_values_name_the_pieces_the_pipeline_needs() -> None:
     [deployment] = values["dagster-user-deployments"]["deployments"]
     env = {e["name"]: e["value"] for e in deployment["env"]}
     assert env["OCR_PIPELINE_LAUNCHER"] == "k8s" and env["OCR_PIPELINE_EXECUTOR"] == "in_process"
-    # The shared vLLM Deployment is the default: no model load per partition (benchmarks/README.md).
+    # The shared vLLM Deployment is the default: no model load per partition (docs/decisions.md).
     assert env["OCR_PIPELINE_K8S_VLLM_SERVICE_URL"].startswith("http://ocr-vllm.")
     rbac = _docs(K8S_DIR / "rbac.yaml")
     sa = values["runLauncher"]["config"]["k8sRunLauncher"]["runK8sConfig"]["podSpecConfig"]["serviceAccountName"]

@@ -1,5 +1,5 @@
-"""Layout rules real pages needed (issue 18): line numbers beside ruled text, scripts from loose boxes, plain
-hyphens at line ends, and a margin mark beside a line that crosses the gutter."""
+"""Layout rules real pages needed (olmOCR-Bench's history sets): line numbers beside ruled text, scripts from loose
+boxes, plain hyphens at line ends, and a margin mark beside a line that crosses the gutter."""
 
 from __future__ import annotations
 
