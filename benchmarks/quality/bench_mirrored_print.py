@@ -35,6 +35,7 @@ from ocr_pipeline.quality.mirrored_print import MirroredPrint
 from ocr_pipeline.quality.print_ink import answer_letters, forget_measured, invented_text, page_ink
 from ocr_pipeline.records import PageInput
 from tests.support.builders import near_blank
+from tests.support.pages import rendered_scan
 from tests.support.vlm_answers import INVENTED_PAGE
 
 STAMP_WORDS = "RECEIVED\n\nMAR 12 1911"
@@ -62,19 +63,6 @@ def judge(png: bytes, answer: str) -> tuple[str | None, TimedJudge, float]:
     return why, judged, time.process_time() - start
 
 
-def _png(image: Image.Image) -> bytes:
-    """The image as the pipeline stores the page: in a scanned PDF, rendered back."""
-    import pypdfium2 as pdfium
-
-    from ocr_pipeline.pdf.render import render_pdf_page
-
-    doc = pdfium.PdfDocument(near_blank.scan_pdf(image))
-    try:
-        return render_pdf_page(doc, 0).png
-    finally:
-        doc.close()
-
-
 def near_blank_rows() -> list[str]:
     """Section 1: each near-blank case and faint print, its verdicts and the check's CPU."""
     cases = {name: (near_blank.near_blank_back(name), ["", STAMP_WORDS]) for name in near_blank.BACKS}
@@ -85,7 +73,7 @@ def near_blank_rows() -> list[str]:
     out = ["| page | capacity | invented page | check ms | lines read / mirrored | honest answers flagged |",
            "|---|---:|---|---:|---:|---:|"]  # fmt: skip
     for name, (image, honest) in cases.items():
-        png = _png(image)
+        png = rendered_scan(image)
         why, judged, _ = judge(png, INVENTED_PAGE)
         seen = judged.mirrored
         read = f"{len(seen.readings)} / {len(seen.mirrored)}" if seen else "not run"
@@ -93,7 +81,7 @@ def near_blank_rows() -> list[str]:
         out.append(f"| {name} | {page_ink(png).capacity:,} | {'flagged' if why else 'PASSED'} "
                    f"| {judged.spent * 1000:.0f} | {read} | {flagged} of {len(honest)} |")  # fmt: skip
     for depth in (40, 90, 150, 210):
-        png = _png(near_blank.faint_print(depth))
+        png = rendered_scan(near_blank.faint_print(depth))
         why, judged, _ = judge(png, near_blank.FRONT_PAGE)
         seen = judged.mirrored
         read = f"{len(seen.readings)} / {len(seen.mirrored)}" if seen else "not run"

@@ -7,7 +7,9 @@ import io
 
 from PIL import Image, ImageDraw
 
+from ocr_pipeline.pdf.render import render_pdf_page
 from ocr_pipeline.records import PageInput
+from tests.support.builders.near_blank import scan_pdf
 
 # The marker is a black square in the upright page's top-left corner, large enough to survive the
 # 16x16 thumbnail the test server looks at (one thumbnail cell of a 1288 px page is ~80 px).
@@ -71,3 +73,14 @@ def marker_correction(img: Image.Image) -> int | None:
         if corners[0] < 80 and min(corners[1:]) > 160:
             return correction
     return None
+
+
+def rendered_scan(image: Image.Image) -> bytes:
+    """A built page image as the pipeline stores it: in a scanned PDF, rendered back at 1288 px."""
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(scan_pdf(image))
+    try:
+        return render_pdf_page(doc, 0).png
+    finally:
+        doc.close()

@@ -11,7 +11,6 @@ import functools
 
 import pypdfium2 as pdfium
 import pytest
-from PIL import Image
 
 from ocr_pipeline.engines.vlm.answer_judge import AnswerJudge
 from ocr_pipeline.pdf.render import render_pdf_page
@@ -20,6 +19,7 @@ from ocr_pipeline.quality.degenerate import INVENTED_TEXT
 from ocr_pipeline.quality.print_ink import invented_text, page_ink
 from ocr_pipeline.records import PageInput, PageResult
 from tests.support.builders import near_blank
+from tests.support.pages import rendered_scan
 from tests.support.shared_data import HISTORY
 from tests.support.vlm_answers import INVENTED_PAGE
 
@@ -29,18 +29,9 @@ FAINT = {"depth 90": (90, near_blank.PAPER), "depth 150": (150, near_blank.PAPER
          "depth 210": (210, near_blank.PAPER), "grey paper": (90, 170)}  # fmt: skip
 
 
-def _rendered(image: Image.Image) -> bytes:
-    """The page as the pipeline stores it: the image in a scanned PDF, rendered back at 1288 px."""
-    doc = pdfium.PdfDocument(near_blank.scan_pdf(image))
-    try:
-        return render_pdf_page(doc, 0).png
-    finally:
-        doc.close()
-
-
 @functools.cache
 def _back(name: str) -> bytes:
-    return _rendered(near_blank.near_blank_back(name))
+    return rendered_scan(near_blank.near_blank_back(name))
 
 
 def _judged(png: bytes, *answers: str) -> AnswerJudge:
@@ -80,7 +71,7 @@ def test_honest_answers_pass(name: str) -> None:
 @pytest.mark.parametrize("name", list(FAINT))
 def test_faint_print_answered_with_its_own_words_passes(name: str) -> None:
     depth, paper = FAINT[name]
-    judge = _judged(_rendered(near_blank.faint_print(depth, paper=paper)), near_blank.FRONT_PAGE)
+    judge = _judged(rendered_scan(near_blank.faint_print(depth, paper=paper)), near_blank.FRONT_PAGE)
     assert judge.reasons == []
     assert judge.mirrored is not None and judge.mirrored.mirrored == []
 

@@ -17,6 +17,7 @@ from ocr_pipeline.quality.density import text_on_blank
 from ocr_pipeline.quality.print_ink import INK_CONTRAST, answer_letters, invented_text, page_ink
 from ocr_pipeline.records import PageResult
 from tests.support.builders import near_blank
+from tests.support.pages import rendered_scan
 from tests.support.shared_data import HISTORY
 from tests.support.vlm_answers import INVENTED_PAGE
 
@@ -37,15 +38,6 @@ NEAR_BLANK = {
 SHORTCUT = {"bleed-through, light": near_blank.bleed_through(60, 1.5), "faint": near_blank.bleed_through(90, 2.0)}
 
 
-def _rendered(image: Image.Image) -> bytes:
-    """The page as the pipeline stores it: the image in a scanned PDF, rendered back at 1288 px."""
-    doc = pdfium.PdfDocument(near_blank.scan_pdf(image))
-    try:
-        return render_pdf_page(doc, 0).png
-    finally:
-        doc.close()
-
-
 def _old_ink_pixels(png: bytes) -> int:
     """The blank-page shortcut's ink count as it was computed before the print measure."""
     with Image.open(io.BytesIO(png)) as image:
@@ -55,7 +47,7 @@ def _old_ink_pixels(png: bytes) -> int:
 
 @pytest.mark.parametrize("name", list(NEAR_BLANK))
 def test_a_page_of_invented_prose_for_a_near_blank_scan_is_flagged(name: str) -> None:
-    png = _rendered(NEAR_BLANK[name])
+    png = rendered_scan(NEAR_BLANK[name])
     ink = page_ink(png)
     assert ink.ink_pixels == _old_ink_pixels(png)  # the blank-page shortcut's count is unchanged
     assert ink.ink_pixels > 24  # not blank: the shortcut sends it to the model
@@ -68,14 +60,14 @@ def test_a_page_of_invented_prose_for_a_near_blank_scan_is_flagged(name: str) ->
 
 @pytest.mark.parametrize("name", list(SHORTCUT))
 def test_lighter_bleed_through_is_left_to_the_blank_page_shortcut(name: str) -> None:
-    png = _rendered(SHORTCUT[name])
+    png = rendered_scan(SHORTCUT[name])
     assert page_ink(png).ink_pixels == _old_ink_pixels(png) <= 24
 
 
 def test_the_old_ink_count_misses_the_darker_bleed_through_the_print_measure_catches() -> None:
     missed = []
     for name, image in NEAR_BLANK.items():
-        ink = page_ink(_rendered(image))
+        ink = page_ink(rendered_scan(image))
         if not text_on_blank(INVENTED_PAGE, False, ink.ink_pixels):
             missed.append(name)
     # Counting ink alone lets the darker bleed-through pass; its blurred strokes hold almost no print.
@@ -84,13 +76,13 @@ def test_the_old_ink_count_misses_the_darker_bleed_through_the_print_measure_cat
 
 @pytest.mark.parametrize("depth", [40, 60, 120])
 def test_faint_but_sharp_print_holds_its_own_text(depth: int) -> None:
-    ink = page_ink(_rendered(near_blank.faint_print(depth)))
+    ink = page_ink(rendered_scan(near_blank.faint_print(depth)))
     honest = near_blank.FRONT_PAGE  # what the page prints
     assert invented_text(honest, ink.capacity) is None
 
 
 def test_the_signal_is_stored_for_pages_the_stage_measured() -> None:
-    ink = page_ink(_rendered(NEAR_BLANK["bleed-through, dark"]))
+    ink = page_ink(rendered_scan(NEAR_BLANK["bleed-through, dark"]))
     facts = PageFacts(910, 1288, ink_pixels=ink.ink_pixels, print_capacity=ink.capacity)
     signals = page_signals(PageResult("h", 1, INVENTED_PAGE, engine="vlm"), facts)
     assert signals["invented_text"] and signals["print_capacity"] == ink.capacity
