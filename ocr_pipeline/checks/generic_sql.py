@@ -7,8 +7,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ocr_pipeline.checks.sql_session import ROW
 from ocr_pipeline.checks.sql_tables import KEY_COLUMNS, METRICS_TABLE, column_sql, quote
+from ocr_pipeline.checks.table_slots import ROW, ordered_name
 
 
 def literal(value: Any) -> str:
@@ -33,8 +33,8 @@ def shown(dataset: str, extra: str | None = None) -> str:
 
 
 def rows_of(dataset: str) -> str:
-    """The table, quoted."""
-    return quote(dataset)
+    """The table under its own name with its row numbers (`rowid`), for a FROM clause; `metrics` as it is."""
+    return quote(dataset) if dataset == METRICS_TABLE else f"{quote(ordered_name(dataset))} AS {quote(dataset)}"
 
 
 def ordered(dataset: str) -> str:

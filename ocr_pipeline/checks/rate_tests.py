@@ -10,8 +10,8 @@ from ocr_pipeline.checks.failure_gate import FailureGate
 from ocr_pipeline.checks.generic_tests import failing_rows
 from ocr_pipeline.checks.loaders import PartitionData
 from ocr_pipeline.checks.outcome import Implementation, Outcome
-from ocr_pipeline.checks.sql_session import ROW
 from ocr_pipeline.checks.sql_tables import PAGE_PREDICATES
+from ocr_pipeline.checks.table_slots import ROW
 from ocr_pipeline.records import UNREADABLE_PAGE_PREFIX
 
 # Pages the PDF itself would not render are the input's failure, not the engine's: the shard stage rejects their

@@ -1,56 +1,34 @@
-"""One DuckDB connection over a work group's Arrow tables: no file or network access, bounded in memory and time.
+"""A partition evaluation's SQL: a pooled connection (sql_connection.py) whose slots hold the group's Arrow tables,
+read in place, and the time limit of each query.
 
-The process opens one in-memory database, with external access off (no `read_csv`, `COPY`, `ATTACH`, extension
-installs), its memory limit and threads set and then its configuration locked, so no query can lift them; opening
-it costs about 50 ms, so it is made once per process (a forked child makes its own). Each partition evaluation gets
-a fresh connection to it, whose tables are its own (temporary): each is copied in from its Arrow table when a query
-first names it. The copy costs a few milliseconds once and halves every later scan of it (DuckDB converts an Arrow
-table, nested Dolma fields above all, on every scan), counts against the memory limit, and numbers the rows in the
-order of the file (`rowid`), the order a check lists its failing rows in. DuckDB has no statement timeout: a
-watchdog thread interrupts a query past its limit.
+Each table is put in its slot when a query first names it (loaded then), as it is under its own name and with its
+row numbers under `ordered_name(t)` (table_slots.py); `metrics` is a view of the asset whose checks run (`use`).
+DuckDB has no statement timeout: a watchdog thread interrupts a query past its limit.
 """
 
 from __future__ import annotations
 
-import atexit
-import os
 import re
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import duckdb
 import pyarrow as pa
 
-from ocr_pipeline.checks.sql_tables import DATASETS, METRICS_TABLE, metrics_sql, quote
+from ocr_pipeline.checks.sql_connection import checkout, give_back
+from ocr_pipeline.checks.sql_database import QueryLimits
+from ocr_pipeline.checks.sql_tables import DATASETS, METRICS_TABLE
+from ocr_pipeline.checks.table_slots import ordered_name, with_rowid
 from ocr_pipeline.checks.watchdog import WATCHDOG
 
-# DuckDB's row number of a table, in the order its rows were copied in: samples list failing rows in that order.
-ROW = "rowid"
-# The name an Arrow table is registered under while it is copied into its table.
-_ARROW = "__arrow_source"
+__all__ = ["QueryError", "QueryLimits", "SqlSession", "first_line", "identifiers", "line_of"]
+
 # Rows fetched at a time past the first few a check shows, only to be counted.
 _BATCH = 2048
-# Helpers every query may use. is_blank: Python's str.isspace() whitespace (RE2's \s is ASCII only, without \v);
-# strip_text: Python's str.strip(); safe_divide: 0/0 is 0 and x/0 infinity, so an empty partition passes a rate bound.
-_SPACE = r"[\s\x{0b}\x{1c}-\x{1f}\x{85}\p{Z}]"
-MACROS = {
-    "is_blank": f"(s) AS regexp_full_match(coalesce(s, ''), '{_SPACE}*')",
-    "strip_text": f"(s) AS regexp_replace(s, '^{_SPACE}+|{_SPACE}+$', '', 'g')",
-    "safe_divide": "(a, b) AS CASE WHEN b = 0 THEN CASE WHEN a = 0 THEN 0.0 ELSE 'inf'::DOUBLE END ELSE a / b END",
-}
-
-
-@dataclass(frozen=True)
-class QueryLimits:
-    """What the checks' queries may use: the memory limit and threads of the process's database (shared by the
-    queries running at once), and the seconds one query may run before it is interrupted."""
-
-    memory_limit: str = "1GB"
-    threads: int = 2
-    timeout_s: float = 60.0
+# Slot name -> the dataset whose table it holds, and whether with its row numbers.
+_SLOTS = {**{d: (d, False) for d in DATASETS}, **{ordered_name(d).lower(): (d, True) for d in DATASETS}}
 
 
 class QueryError(Exception):
@@ -62,11 +40,13 @@ def first_line(error: BaseException) -> str:
     return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
-def identifiers(sql: str) -> set[str]:
+@lru_cache(maxsize=4096)
+def identifiers(sql: str) -> frozenset[str]:
     """The names a query spells as identifiers (lower case), from DuckDB's tokenizer: never its comments or strings.
 
     A superset of the tables it reads (a column may share a table's name), found without binding: DuckDB's own
-    get_table_names binds the query, and fails on a join of tables not registered yet.
+    get_table_names binds the query, and fails on a join of tables not registered yet. Kept per text: a check runs
+    the same queries on every group.
     """
     tokens = duckdb.tokenize(sql)
     ends = [start for start, _ in tokens[1:]] + [len(sql)]
@@ -76,51 +56,11 @@ def identifiers(sql: str) -> set[str]:
             found = re.match(r'\s*"?([A-Za-z_][A-Za-z0-9_]*)', sql[start:end])
             if found:
                 names.add(found.group(1).lower())
-    return names
-
-
-_DATABASES: dict[tuple[int, str, int], duckdb.DuckDBPyConnection] = {}
-_DATABASES_LOCK = threading.Lock()
-
-
-def database(limits: QueryLimits) -> duckdb.DuckDBPyConnection:
-    """This process's locked-down database with these limits, opened on first use."""
-    key = (os.getpid(), limits.memory_limit, limits.threads)
-    with _DATABASES_LOCK:
-        if key not in _DATABASES:
-            connection = duckdb.connect(
-                ":memory:",
-                config={
-                    "enable_external_access": False,
-                    "autoinstall_known_extensions": False,
-                    "autoload_known_extensions": False,
-                    "allow_community_extensions": False,
-                    "memory_limit": limits.memory_limit,
-                    "threads": limits.threads,
-                    "preserve_insertion_order": True,
-                    # No query reads a Python variable of the caller's frames by its name (DuckDB's replacement scan).
-                    "python_enable_replacements": False,
-                },
-            )
-            for name, body in MACROS.items():
-                connection.execute(f"CREATE MACRO {name}{body}")
-            connection.execute("SET lock_configuration = true")
-            _DATABASES[key] = connection
-        return _DATABASES[key]
-
-
-@atexit.register
-def _close_databases() -> None:
-    """Close the databases before the interpreter tears its modules down (DuckDB's bindings report a connection
-    still open then as a leak, on stderr, after every command that ran a check)."""
-    with _DATABASES_LOCK:
-        for connection in _DATABASES.values():
-            connection.close()
-        _DATABASES.clear()
+    return frozenset(names)
 
 
 class SqlSession:
-    """A connection to the process's locked-down database whose tables are loaded on first use by `load(name)`.
+    """A pooled connection whose slots hold the tables `load(name)` returns, filled on first use.
 
     `use(asset)` says whose checks run next: the `metrics` table is that asset's.
     """
@@ -129,41 +69,45 @@ class SqlSession:
         self.asset = ""
         self.limits = limits or QueryLimits()
         self._load = load
-        self._registered: set[str] = set()
-        self.connection = database(self.limits).cursor()
+        self._filled: set[str] = set()
+        self._pooled = checkout(self.limits)
+        self._closed = False
+        self.connection = self._pooled.cursor
 
     def close(self) -> None:
-        """Release the connection and its views (its tables are the caller's Arrow data, not copied)."""
-        self.connection.close()
+        """Give the connection back to the pool, its slots emptied (the tables are the caller's Arrow data)."""
+        if not self._closed:  # twice would hand one connection to two sessions
+            self._closed = True
+            give_back(self._pooled, self.limits)
 
     def use(self, asset: str) -> SqlSession:
         """Run the next queries for the checks of `asset`."""
-        if asset != self.asset:
-            self.asset = asset
-            if METRICS_TABLE in self._registered:
-                self.connection.execute(f"DROP VIEW {METRICS_TABLE}")
-                self._registered.discard(METRICS_TABLE)
+        self.asset = asset
         return self
 
-    def ensure(self, sql: str) -> None:
-        """Copy in every table the query names; an unknown one is left for DuckDB to report."""
-        for name in sorted(identifiers(sql)):
-            if name == METRICS_TABLE and self.asset:
-                self._table(self.asset)
-                if METRICS_TABLE not in self._registered:
-                    self.connection.execute(f"CREATE TEMP VIEW {METRICS_TABLE} AS {metrics_sql(self.asset)}")
-                    self._registered.add(METRICS_TABLE)
-            elif name in DATASETS:
-                self._table(name)
+    def ensure(self, sql: str) -> str:
+        """Fill the slot of every table the query names (an unknown one is left for DuckDB to report); the scope it
+        is prepared in: the asset when it reads `metrics`, else none."""
+        names = identifiers(sql)
+        for name in sorted(names & _SLOTS.keys()):
+            self._fill(name)
+        if METRICS_TABLE in names and self.asset:
+            self._fill(self.asset)
+            self._pooled.metrics_of(self.asset)
+            return self.asset
+        return ""
 
-    def _table(self, dataset: str) -> None:
-        if dataset not in self._registered:
-            self.connection.register(_ARROW, self._load(dataset))
-            try:
-                self.connection.execute(f"CREATE TEMP TABLE {quote(dataset)} AS SELECT * FROM {_ARROW}")
-            finally:
-                self.connection.unregister(_ARROW)
-            self._registered.add(dataset)
+    def _fill(self, name: str) -> None:
+        if name not in self._filled:
+            dataset, ordered = _SLOTS[name]
+            table = self._load(dataset)
+            self._pooled.fill(ordered_name(dataset) if ordered else dataset, with_rowid(table) if ordered else table)
+            self._filled.add(name)
+
+    def _execute(self, sql: str) -> duckdb.DuckDBPyConnection:
+        """Run the query, through the statement this connection prepared for it."""
+        name = self._pooled.prepared(sql, self.ensure(sql))
+        return self.connection.execute(f"EXECUTE {name}" if name else sql)
 
     @contextmanager
     def _limited(self) -> Iterator[None]:
@@ -182,8 +126,7 @@ class SqlSession:
         """(how many rows the query returns, the first `keep` of them, its column names), fetched in batches so a
         query returning millions of rows holds at most one batch in Python."""
         with self._limited():
-            self.ensure(sql)
-            result = self.connection.execute(sql)
+            result = self._execute(sql)
             names = [d[0] for d in result.description or []]
             first = [dict(zip(names, values, strict=True)) for values in result.fetchmany(keep)] if keep else []
             count = len(first)
@@ -194,8 +137,7 @@ class SqlSession:
     def all(self, sql: str) -> list[dict[str, Any]]:
         """Every row of a query known to be small (counts, a metrics row, a distribution)."""
         with self._limited():
-            self.ensure(sql)
-            result = self.connection.execute(sql)
+            result = self._execute(sql)
             names = [d[0] for d in result.description or []]
             return [dict(zip(names, values, strict=True)) for values in result.fetchall()]
 

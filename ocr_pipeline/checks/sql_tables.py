@@ -139,7 +139,7 @@ KEY_COLUMNS = {
 
 # Page-level conditions behind the rate tests, in SQL over vlm_ocr_outputs. An error page failed in the engine and
 # has no text at all; a fallback page failed in the engine but its text layer was kept (the shard stage judges
-# those per document). `is_blank` is one of the session's macros (sql_session.MACROS).
+# those per document). `is_blank` is one of the session's macros (sql_database.MACROS).
 PAGE_PREDICATES = {
     "error_pages": "error IS NOT NULL AND is_blank(text)",
     "fallback_pages": "coalesce(is_fallback, false)",
