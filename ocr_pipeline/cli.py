@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import shlex
 import sys
+import threading
 import typing
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -233,6 +235,10 @@ def run_command(args: argparse.Namespace) -> int:
             summary = run_local(settings, show_progress=not args.quiet, verbose=args.verbose)
     except KeyboardInterrupt:
         print("ocr-pipeline: interrupted; run the same command again to resume", file=sys.stderr)
+        if log:
+            log.close()
+            log = None
+        _exit_now_if_threads_run()
         return EXIT_INTERRUPTED
     except Exception as exc:
         code, line = explain(exc, settings)
@@ -245,6 +251,17 @@ def run_command(args: argparse.Namespace) -> int:
             log.close()
     print_summary(summary, log.shown)
     return 0 if summary.ok else 1
+
+
+def _exit_now_if_threads_run() -> None:
+    """Leave at once (exit 130) when groups still run in threads of this process: interpreter shutdown would stop
+    them inside native code (DuckDB's checks, measured: `terminate called ... exception not rethrown`, an abort
+    instead of 130). Nothing is lost: every group's outputs are published under a done marker written last, so the
+    rerun resumes exactly; the log is closed and the streams flushed first."""
+    if any(t.is_alive() and t is not threading.main_thread() for t in threading.enumerate()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_INTERRUPTED)
 
 
 def main(argv: list[str] | None = None) -> int:

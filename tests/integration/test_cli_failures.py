@@ -149,7 +149,7 @@ def test_sigterm_stops_the_run_and_the_rerun_completes(tmp_path: Path, backgroun
                             preexec_fn=as_background_job if background else None)  # fmt: skip
     try:
         deadline = time.monotonic() + 240
-        while proc.poll() is None and len(list((ws / "done").glob("*"))) < 2 and time.monotonic() < deadline:
+        while proc.poll() is None and len(list((ws / "done").glob("*.json"))) < 2 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert proc.poll() is None, "the run ended before it could be stopped"
         proc.send_signal(signal.SIGTERM)
@@ -160,9 +160,9 @@ def test_sigterm_stops_the_run_and_the_rerun_completes(tmp_path: Path, backgroun
             proc.communicate()
     assert proc.returncode == 130, stderr
     assert "interrupted; run the same command again to resume" in stderr and "Traceback" not in stderr, stderr
-    done = len(list((ws / "done").glob("*")))
+    done = len(list((ws / "done").glob("*.json")))
     assert 2 <= done < GROUPS
     rerun = subprocess.run(cli, capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
-    assert "documents:      " in rerun.stdout and len(list((ws / "done").glob("*"))) == GROUPS
+    assert "documents:      " in rerun.stdout and len(list((ws / "done").glob("*.json"))) == GROUPS
     assert _lines(rerun.stdout)[0] == f"groups run:     {GROUPS - done}", rerun.stdout
