@@ -50,11 +50,18 @@ def row_count(dataset: str) -> str:
 @dataclass(frozen=True)
 class RowCheck:
     """A row test as SQL: the rows of `dataset` for which `predicate` holds fail, shown by the table's identifying
-    columns and `extra`."""
+    columns and `extra`; `zero_when_none_fail`, if given, is a cheaper aggregate than counting them that is 0 exactly
+    when none does (scan_plan.py)."""
 
     dataset: str
     predicate: str
     extra: str | None = None
+    zero_when_none_fail: str | None = None
+
+    @property
+    def none_fail(self) -> str:
+        """An aggregate over the table that is 0 exactly when no row fails."""
+        return self.zero_when_none_fail or f"count(*) FILTER (WHERE {self.predicate})"
 
     @property
     def columns(self) -> list[str]:
@@ -80,7 +87,10 @@ def unique(dataset: str, column: str) -> tuple[RowCheck, str]:
     """`unique`: the rows whose (non-null) value another row shares; and how many values are shared."""
     col = column_sql(column)
     shared = f"SELECT {col} FROM {quote(dataset)} WHERE {col} IS NOT NULL GROUP BY ALL HAVING count(*) > 1"
-    return RowCheck(dataset, f"{col} IN ({shared})", column), f"SELECT count(*) FROM ({shared})"
+    # No value shared exactly when the non-null values are as many as the distinct ones (both group as GROUP BY
+    # does): a distinct count in the table's one scan rather than a grouping and a join.
+    distinct = f"count({col}) - count(DISTINCT {col})"
+    return RowCheck(dataset, f"{col} IN ({shared})", column, distinct), f"SELECT count(*) FROM ({shared})"
 
 
 def accepted_values(dataset: str, column: str, values: list[Any]) -> tuple[RowCheck, str]:

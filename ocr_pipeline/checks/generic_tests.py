@@ -13,10 +13,12 @@ from ocr_pipeline.checks.loaders import PartitionData
 from ocr_pipeline.checks.outcome import SAMPLE_ROWS, Implementation, Outcome, plain, rows_outcome
 from ocr_pipeline.checks.sql_tables import METRICS, METRICS_TABLE
 
-__all__ = ["GENERIC_TESTS", "Outcome", "failing_rows", "row_check", "scanned_key"]
+__all__ = ["GENERIC_TESTS", "NONE_FAIL", "Outcome", "failing_rows", "judged_key", "row_check"]
 
 # The column that carries a metrics expression's verdict beside the metrics.
 RESULT = "__passed"
+# What scan_plan.py finds for a row test: 0 exactly when none of its rows fails (generic_sql.RowCheck.none_fail).
+NONE_FAIL = "none_fail"
 
 
 def failing_rows(spec: TestSpec, data: PartitionData, query: str) -> tuple[int, list[dict[str, Any]]]:
@@ -26,7 +28,7 @@ def failing_rows(spec: TestSpec, data: PartitionData, query: str) -> tuple[int, 
 
 
 def row_check(spec: TestSpec) -> sql.RowCheck | None:
-    """A row test's failing rows as SQL (None for the other tests), as scan_plan.py also reads them."""
+    """A row test's failing rows as SQL (None for the other tests), as scan_plan.py also judges them."""
     p, asset = spec.params, spec.asset
     if spec.type == "unique":
         return sql.unique(asset, p["column"])[0]
@@ -42,9 +44,9 @@ def row_check(spec: TestSpec) -> sql.RowCheck | None:
     return None
 
 
-def scanned_key(spec: TestSpec) -> str:
-    """Where scan_plan.py leaves a row test's count and first failing rows in the partition's memo."""
-    return f"failing:{spec.asset}:{spec.name}"
+def judged_key(spec: TestSpec) -> str:
+    """Where scan_plan.py leaves what it found for a test (its aggregates by name) in the partition's memo."""
+    return f"judged:{spec.asset}:{spec.name}"
 
 
 def _checked(data: PartitionData, dataset: str) -> int:
@@ -55,8 +57,9 @@ def _checked(data: PartitionData, dataset: str) -> int:
 def _rows_test(spec: TestSpec, data: PartitionData, what: str) -> Outcome:
     check = row_check(spec)
     assert check is not None, spec.type
-    found = data.recall(scanned_key(spec))
-    count, sample = found if found is not None else failing_rows(spec, data, check.query)
+    judged = data.recall(judged_key(spec))
+    none_fail = judged is not None and judged[NONE_FAIL] == 0
+    count, sample = (0, []) if none_fail else failing_rows(spec, data, check.query)
     return rows_outcome(spec, _checked(data, check.dataset), sample, what, count=count)
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from ocr_pipeline.checks import generic_sql as sql
 from ocr_pipeline.checks.declared import TestSpec
 from ocr_pipeline.checks.failure_gate import FailureGate
-from ocr_pipeline.checks.generic_tests import failing_rows
+from ocr_pipeline.checks.generic_tests import failing_rows, judged_key
 from ocr_pipeline.checks.loaders import PartitionData
 from ocr_pipeline.checks.outcome import Implementation, Outcome
 from ocr_pipeline.checks.sql_tables import PAGE_PREDICATES
@@ -30,18 +30,36 @@ def gate_metadata(gate: FailureGate, pages: int) -> dict[str, Any]:
     return {"max": gate.honest_share, **extra, "allowed_pages": gate.allowed(pages)}
 
 
-def _rate(spec: TestSpec, data: PartitionData, metric: str, what: str, engine_only: bool = False) -> Outcome:
-    considered, predicate, asset = ENGINE_PAGES if engine_only else "TRUE", PAGE_PREDICATES[metric], spec.asset
-    [counts] = data.session(asset).all(
-        f"SELECT count(*) FILTER (WHERE {considered}) AS pages, "
-        f"count(*) FILTER (WHERE {considered} AND ({predicate})) AS hits FROM {sql.rows_of(asset)}"
-    )
+# Rate test -> (the page predicate it counts, whether only the pages the engine could read count).
+_RATES = {"page_error_rate": ("error_pages", True), "fallback_rate": ("fallback_pages", False)}
+
+
+def rate_counts(spec: TestSpec) -> dict[str, str] | None:
+    """A rate test's page counts as aggregates over its asset's rows (None for the other tests), as scan_plan.py
+    also asks them."""
+    if spec.type not in _RATES:
+        return None
+    metric, engine_only = _RATES[spec.type]
+    considered = ENGINE_PAGES if engine_only else "TRUE"
+    hits = f"{considered} AND ({PAGE_PREDICATES[metric]})"
+    return {"pages": f"count(*) FILTER (WHERE {considered})", "hits": f"count(*) FILTER (WHERE {hits})"}
+
+
+def _rate(spec: TestSpec, data: PartitionData, what: str) -> Outcome:
+    metric, engine_only = _RATES[spec.type]
+    asset, asked = spec.asset, rate_counts(spec)
+    assert asked is not None, spec.type
+    counts = data.recall(judged_key(spec))
+    if counts is None:
+        columns = ", ".join(f"{aggregate} AS {name}" for name, aggregate in asked.items())
+        [counts] = data.session(asset).all(f"SELECT {columns} FROM {sql.rows_of(asset)}")
     pages, hits = int(counts["pages"]), int(counts["hits"])
     sample: list[dict[str, Any]] = []
     if hits:  # the failing pages are read only when there are some (a query costs milliseconds)
+        considered = ENGINE_PAGES if engine_only else "TRUE"
         query = (
             f"SELECT {sql.shown(asset, 'error')} FROM {sql.rows_of(asset)} "
-            f"WHERE {considered} AND ({predicate}){sql.ordered(asset)}"
+            f"WHERE {considered} AND ({PAGE_PREDICATES[metric]}){sql.ordered(asset)}"
         )
         hits, sample = failing_rows(spec, data, query)
     rate = hits / pages if pages else 0.0
@@ -53,12 +71,12 @@ def _rate(spec: TestSpec, data: PartitionData, metric: str, what: str, engine_on
 
 def page_error_rate(spec: TestSpec, data: PartitionData) -> Outcome:
     """Pages the engine failed on that have no text at all (not even from the text layer), within the gate."""
-    return _rate(spec, data, "error_pages", "failed with no text", engine_only=True)
+    return _rate(spec, data, "failed with no text")
 
 
 def fallback_rate(spec: TestSpec, data: PartitionData) -> Outcome:
     """Pages that fell back to their text layer, within the gate."""
-    return _rate(spec, data, "fallback_pages", "fell back to the text layer")
+    return _rate(spec, data, "fell back to the text layer")
 
 
 def language_distribution(spec: TestSpec, data: PartitionData) -> Outcome:
