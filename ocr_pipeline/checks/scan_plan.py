@@ -13,7 +13,7 @@ the test that has it.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ocr_pipeline.checks.declared import TestSpec
 from ocr_pipeline.checks.generic_sql import rows_of
@@ -23,8 +23,8 @@ from ocr_pipeline.checks.rate_tests import rate_counts
 from ocr_pipeline.checks.sql_tables import quote
 
 COLUMN = "__test{}_{}"
-# The tests one scan judges, each with the names of the aggregates it asked.
-Judged = list[tuple[TestSpec, list[str]]]
+# The tests one scan judges, each with the aggregates it asks of it by name.
+Judged = list[tuple[TestSpec, dict[str, str]]]
 
 
 def asked(test: TestSpec) -> tuple[str, dict[str, str]] | None:
@@ -36,37 +36,34 @@ def asked(test: TestSpec) -> tuple[str, dict[str, str]] | None:
     return (test.asset, counts) if counts is not None else None
 
 
-def judgement_query(dataset: str, aggregates: list[dict[str, str]]) -> str:
-    """One scan of the table computing every test's aggregates, named by the test's place in the list."""
-    columns = [
-        f"{aggregate} AS {quote(COLUMN.format(index, name))}"
-        for index, asked_of in enumerate(aggregates)
-        for name, aggregate in asked_of.items()
-    ]
-    return f"SELECT {', '.join(columns)} FROM {rows_of(dataset)}"
-
-
-def judgement_queries(tests: Iterable[TestSpec]) -> dict[tuple[str, str], tuple[Judged, str]]:
-    """(asset, table) -> the tests judged in that table's scan with the names of their aggregates, and its query, for
-    every table two tests share (one test's own query is the same one scan)."""
-    groups: dict[tuple[str, str], list[tuple[TestSpec, dict[str, str]]]] = defaultdict(list)
+def judgement_groups(tests: Iterable[TestSpec]) -> dict[tuple[str, str], Judged]:
+    """(asset, table) -> the tests judged in one scan of that table, for every table two tests share (one test's own
+    query is the same one scan)."""
+    groups: dict[tuple[str, str], Judged] = defaultdict(list)
     for test in tests:
         found = asked(test)
         if found is not None:
             groups[(test.asset, found[0])].append((test, found[1]))
-    return {
-        (asset, dataset): ([(t, list(a)) for t, a in members], judgement_query(dataset, [a for _, a in members]))
-        for (asset, dataset), members in groups.items()
-        if len(members) > 1
-    }
+    return {key: judged for key, judged in groups.items() if len(judged) > 1}
+
+
+def judgement_query(dataset: str, judged: Judged, also: Sequence[str] = ()) -> str:
+    """One scan of the table computing every test's aggregates, named by the test's place in the list (and `also`,
+    more columns of the same scan)."""
+    columns = [
+        f"{aggregate} AS {quote(COLUMN.format(index, name))}"
+        for index, (_, aggregates) in enumerate(judged)
+        for name, aggregate in aggregates.items()
+    ]
+    return f"SELECT {', '.join([*columns, *also])} FROM {rows_of(dataset)}"
 
 
 def prefetch(tests: Iterable[TestSpec], data: PartitionData) -> None:
     """Judge the SQL tests of each table in one scan, leaving each test's aggregates in `data`'s memo."""
-    for (asset, _), (judged, query) in judgement_queries(tests).items():
+    for (asset, dataset), judged in judgement_groups(tests).items():
         try:
-            [row] = data.session(asset).all(query)
+            [row] = data.session(asset).all(judgement_query(dataset, judged))
         except Exception:  # noqa: BLE001 - any failure here is found again, and reported, by the test that has it
             continue
-        for index, (test, names) in enumerate(judged):
-            data.remember(judged_key(test), {name: row[COLUMN.format(index, name)] for name in names})
+        for index, (test, aggregates) in enumerate(judged):
+            data.remember(judged_key(test), {name: row[COLUMN.format(index, name)] for name in aggregates})

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from ocr_pipeline.checks.registry import evaluate, evaluate_all
-from ocr_pipeline.checks.spec import load_dir
+from ocr_pipeline.checks.spec import ChecksConfigError, load_dir
 from ocr_pipeline.checks.sql_session import SqlSession
 from tests.unit.checks.test_sql_checks import PAGES, Tables, checks_folder
 
@@ -60,3 +60,19 @@ def test_tests_that_pass_cost_one_query(tmp_path: Path, queries: list[str]) -> N
     outcomes = [outcome for _, outcome in evaluate_all(passing, partition)]
     partition.close()
     assert all(o.passed and o.metadata["sample"] == [] for o in outcomes) and len(queries) == 1
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ('expression_is_true: {name: bad, expression: "nope > 1"}', 'Referenced column "nope" not found'),
+        ('expression_is_true: {name: bad, expression: "page_num + 1"}', "is INTEGER, not a boolean"),
+        ("not_null: {column: nope, name: bad}", 'Referenced column "nope" not found'),
+    ],
+)
+def test_a_bad_test_among_a_tables_tests_fails_the_load_at_its_own_line(tmp_path: Path, bad: str, message: str) -> None:
+    # The table's tests are bound as one scan when the checks load; one that spoils it is found by binding each alone.
+    folder = checks_folder(tmp_path, f"{TESTS}- {bad}\n")
+    with pytest.raises(ChecksConfigError) as exc:
+        load_dir(folder)
+    assert str(exc.value).startswith(f"{folder / 't.yml'}:10: ") and message in str(exc.value), str(exc.value)
