@@ -13,6 +13,7 @@ from ocr_pipeline.checks.generic_tests import failing_rows
 from ocr_pipeline.checks.loaders import PartitionData
 from ocr_pipeline.checks.outcome import SAMPLE_ROWS, Implementation, Outcome, rows_outcome, sample_row
 from ocr_pipeline.checks.rate_tests import gate_metadata, gate_of
+from ocr_pipeline.checks.sql_tables import KEY_COLUMNS
 from ocr_pipeline.quality.degenerate import failed_answer
 from ocr_pipeline.workspace.ledger import read_stage_rejections
 
@@ -125,7 +126,7 @@ def pages_match_page_count(spec: TestSpec, data: PartitionData) -> Outcome:
     counted = {r["source"]: int(r["page_count"] or 0) for r in data.rows("filtered_pdfs") if r["keep"]}
     refused = {r.source for r in read_stage_rejections(data.workspace, "render", data.group)}
     rendered: dict[str, list[int]] = {}
-    for row in data.rows("page_images"):
+    for row in data.rows("page_images", ["source", "page_num"]):
         rendered.setdefault(row["source"], []).append(int(row["page_num"]))
     inputs = [r for r in data.rows("filtered_pdfs") if r["keep"] and r["source"] not in refused]
     failing = []
@@ -152,9 +153,14 @@ def page_quality(row: dict[str, Any]) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def _quality_rows(spec: TestSpec, data: PartitionData) -> list[dict[str, Any]]:
+    """The asset's rows as the quality gates read them: the columns a sample shows, and the quality signals."""
+    return data.rows(spec.asset, [*{path.split(".")[0]: None for path in KEY_COLUMNS.get(spec.asset, [])}, "quality"])
+
+
 def _qualities(spec: TestSpec, data: PartitionData) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
     """Each row with its parsed quality signals, parsed once for the three gates that read them."""
-    return data.memo(f"quality:{spec.asset}", lambda: [(r, page_quality(r)) for r in data.rows(spec.asset)])
+    return data.memo(f"quality:{spec.asset}", lambda: [(r, page_quality(r)) for r in _quality_rows(spec, data)])
 
 
 def degenerate_page_share(spec: TestSpec, data: PartitionData) -> Outcome:
@@ -162,7 +168,7 @@ def degenerate_page_share(spec: TestSpec, data: PartitionData) -> Outcome:
     a paragraph written twice, cut at the token limit, another language than the trusted layer, invented text, text
     on a blank page) stay within `max` (with `false_alarm`: within what chance allows a model failing `max` of
     pages, failure_gate); pages without signals (manifests older than the `quality` column) count as neither."""
-    rows = data.rows(spec.asset)
+    rows = _quality_rows(spec, data)
     judged = [(r, q) for r, q in _qualities(spec, data) if q is not None]
     failures = [(r, kinds) for r, q in judged if (kinds := failed_answer(q))]
     hits = [r for r, _ in failures]
@@ -191,7 +197,7 @@ def median_text_layer_agreement(spec: TestSpec, data: PartitionData) -> Outcome:
     the median drops for the whole partition. Pages without a trusted layer (null agreement) or without signals
     are ignored; with fewer than `min_pages` (default 3) trusted pages the test passes and says so.
     """
-    rows = data.rows(spec.asset)
+    rows = _quality_rows(spec, data)
     scored = []
     for row, quality in _qualities(spec, data):
         value = quality.get("text_layer_agreement") if quality else None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -38,7 +38,7 @@ class PartitionData:
         self.group = group
         self.limits = limits
         self._loaded: dict[str, pa.Table | list[dict[str, Any]]] = {}
-        self._rows: dict[str, list[dict[str, Any]]] = {}
+        self._rows: dict[tuple[str, tuple[str, ...] | None], list[dict[str, Any]]] = {}
         self._tables: dict[str, pa.Table] = {}
         self._session: SqlSession | None = None
         self._memo: dict[str, Any] = {}
@@ -62,12 +62,19 @@ class PartitionData:
             self._loaded[dataset] = self._load(dataset)
         return self._loaded[dataset]
 
-    def rows(self, dataset: str) -> list[dict[str, Any]]:
-        """All rows of a dataset (`dolma_shards`, `vlm_ocr_outputs`, ..., `rejected`), for the tests in Python."""
-        if dataset not in self._rows:
+    def rows(self, dataset: str, columns: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """All rows of a dataset (`dolma_shards`, `vlm_ocr_outputs`, ..., `rejected`), for the tests in Python; with
+        `columns`, at least those of them the output has (a parquet output's rows hold just those: a test in Python
+        that reads three columns of 500 pages needs no Python objects for the other twenty)."""
+        key = (dataset, None if columns is None else tuple(columns))
+        if key not in self._rows:
             loaded = self._get(dataset)
-            self._rows[dataset] = loaded.to_pylist() if isinstance(loaded, pa.Table) else loaded
-        return self._rows[dataset]
+            if isinstance(loaded, pa.Table):
+                kept = loaded if columns is None else loaded.select([c for c in columns if c in loaded.column_names])
+                self._rows[key] = kept.to_pylist()
+            else:
+                self._rows[key] = loaded
+        return self._rows[key]
 
     def table(self, dataset: str) -> pa.Table:
         """A dataset as an Arrow table with at least the columns tables.SCHEMAS names, for the SQL."""
