@@ -20,26 +20,26 @@ def _json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _inferred(values: list[Any]) -> pa.DataType:
-    """The type Arrow infers for the values, or text where they do not share one."""
+def _inferred(values: list[Any]) -> pa.Array | None:
+    """The values as Arrow infers them, or None where they do not share a type."""
     try:
-        return pa.array(values).type
+        return pa.array(values)
     except _CONVERSION_ERRORS:
-        return pa.string()
+        return None
 
 
-def _merged(expected: pa.DataType | None, values: list[Any]) -> pa.DataType:
-    """The expected type with what the values add (struct fields the schema does not name)."""
-    found = _inferred(values)
+def _merged(expected: pa.DataType | None, found: pa.DataType) -> tuple[pa.DataType, bool]:
+    """The expected type with what the found type adds (struct fields the schema does not name), and whether that is
+    the found type widened (True) rather than the expected type the found one does not fit (False)."""
     if expected is None:
-        return found
+        return found, True
     try:
         merged = pa.unify_schemas(
             [pa.schema([("c", expected)]), pa.schema([("c", found)])], promote_options="permissive"
         ).field("c")
-        return merged.type
+        return merged.type, True
     except _CONVERSION_ERRORS:
-        return expected
+        return expected, False
 
 
 def column(values: list[Any], kind: pa.DataType) -> pa.Array:
@@ -77,9 +77,27 @@ def table_from_rows(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
     for name in names:
         values = [row.get(name) for row in rows]
         expected = schema.field(name).type if name in schema.names else None
-        kind = _merged(expected, values) if rows else expected or pa.string()
-        columns.append(column(values, _typed(kind)))
+        columns.append(_column(values, expected) if rows else column(values, _typed(expected or pa.string())))
     return pa.Table.from_arrays(columns, names=names)
+
+
+def _column(values: list[Any], expected: pa.DataType | None) -> pa.Array:
+    """The values as a column of the expected type widened to what they hold.
+
+    Arrow's inference already converted them: where the column's type only widens the inferred one (an integer
+    span read as a double, an always-empty list typed, a struct field added), the inferred array is cast, which is
+    the same values as converting them again (a safe cast fails, never changes a value, and they are converted then)
+    at a tenth of the cost (a Dolma shard's attributes: 0.6 ms for 50 documents).
+    """
+    inferred = _inferred(values)
+    kind, widened = _merged(expected, inferred.type if inferred is not None else pa.string())
+    kind = _typed(kind)
+    if inferred is not None and widened:
+        try:
+            return inferred if inferred.type == kind else inferred.cast(kind)
+        except _CONVERSION_ERRORS:
+            pass
+    return column(values, kind)
 
 
 def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
