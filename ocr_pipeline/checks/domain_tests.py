@@ -163,14 +163,20 @@ def _qualities(spec: TestSpec, data: PartitionData) -> list[tuple[dict[str, Any]
     return data.memo(f"quality:{spec.asset}", lambda: [(r, page_quality(r)) for r in _quality_rows(spec, data)])
 
 
+def _failures(spec: TestSpec, data: PartitionData) -> tuple[list[Any], list[tuple[dict[str, Any], list[str]]]]:
+    """The pages with quality signals, and those that are model failures with what each shows: the same for every
+    gate on them (the shipped checks warn at one share and block at another), so found once."""
+    judged = [(r, q) for r, q in _qualities(spec, data) if q is not None]
+    return judged, [(r, kinds) for r, q in judged if (kinds := failed_answer(q))]
+
+
 def degenerate_page_share(spec: TestSpec, data: PartitionData) -> Outcome:
     """The pages with quality signals that are model failures (quality.degenerate.failed_answer: a repetition loop,
     a paragraph written twice, cut at the token limit, another language than the trusted layer, invented text, text
     on a blank page) stay within `max` (with `false_alarm`: within what chance allows a model failing `max` of
     pages, failure_gate); pages without signals (manifests older than the `quality` column) count as neither."""
     rows = _quality_rows(spec, data)
-    judged = [(r, q) for r, q in _qualities(spec, data) if q is not None]
-    failures = [(r, kinds) for r, q in judged if (kinds := failed_answer(q))]
+    judged, failures = data.memo(f"failures:{spec.asset}", lambda: _failures(spec, data))
     hits = [r for r, _ in failures]
     share = len(hits) / len(judged) if judged else 0.0
     gate = gate_of(spec)
