@@ -13,18 +13,48 @@ from ocr_pipeline.checks.loaders import PartitionData
 from ocr_pipeline.checks.outcome import SAMPLE_ROWS, Implementation, Outcome, plain, rows_outcome
 from ocr_pipeline.checks.sql_tables import METRICS, METRICS_TABLE
 
-__all__ = ["GENERIC_TESTS", "NONE_FAIL", "Outcome", "failing_rows", "judged_key", "row_check"]
+__all__ = [
+    "GENERIC_TESTS",
+    "NONE_FAIL",
+    "Outcome",
+    "counted",
+    "failing_rows",
+    "finding_query",
+    "found",
+    "judged_key",
+    "row_check",
+]
 
 # The column that carries a metrics expression's verdict beside the metrics.
 RESULT = "__passed"
 # What scan_plan.py finds for a row test: 0 exactly when none of its rows fails (generic_sql.RowCheck.none_fail).
 NONE_FAIL = "none_fail"
+# The column of a query's row count (`counted`).
+ROWS = "rows"
 
 
 def failing_rows(spec: TestSpec, data: PartitionData, query: str) -> tuple[int, list[dict[str, Any]]]:
-    """How many rows the query returns and the first few, as plain values."""
+    """How many rows the query returns and the first few, as plain values; none, without running it, where
+    scan_plan.py counted them (`counted`) and found none."""
+    judged = data.recall(judged_key(spec))
+    if judged is not None and judged.get(ROWS) == 0:
+        return 0, []
     count, first, _ = data.session(spec.asset).rows(query, SAMPLE_ROWS)
     return count, [plain(row) for row in first]
+
+
+def counted(query: str) -> str:
+    """A one-row query of how many rows `query` returns (its trailing semicolon dropped, so that it nests)."""
+    return f"SELECT count(*) AS {ROWS} FROM (\n{query.strip().rstrip(';').rstrip()}\n)"
+
+
+def found(spec: TestSpec, data: PartitionData, query: str) -> dict[str, Any]:
+    """The row a test's one-row query returns: as scan_plan.py found it in its asset's statement, else run now."""
+    judged = data.recall(judged_key(spec))
+    if judged is not None:
+        return dict(judged)
+    [row] = data.session(spec.asset).all(query)
+    return row
 
 
 def row_check(spec: TestSpec) -> sql.RowCheck | None:
@@ -45,8 +75,19 @@ def row_check(spec: TestSpec) -> sql.RowCheck | None:
 
 
 def judged_key(spec: TestSpec) -> str:
-    """Where scan_plan.py leaves what it found for a test (its aggregates by name) in the partition's memo."""
+    """Where scan_plan.py leaves what it found for a test (its aggregates, or its one-row query's row, by column
+    name) in the partition's memo."""
     return f"judged:{spec.asset}:{spec.name}"
+
+
+def finding_query(spec: TestSpec) -> str | None:
+    """The one-row query a generic test's outcome starts from (scan_plan.py runs it with its asset's others): a
+    singular test's rows counted, an expression over the metrics row with the metrics it names; None for the rest."""
+    if spec.type == "singular":
+        return counted(spec.params["sql"])
+    if spec.type == "expression_is_true" and spec.params.get("table", spec.asset) == METRICS_TABLE:
+        return _metrics_query(spec)
+    return None
 
 
 def _checked(data: PartitionData, dataset: str) -> int:
@@ -117,13 +158,17 @@ def _expression_is_true(spec: TestSpec, data: PartitionData) -> Outcome:
     return outcome
 
 
+def _metrics_query(spec: TestSpec) -> str:
+    """An expression over the metrics row as one row: the metrics it names, and whether it holds."""
+    # Only the metrics it names are computed (DuckDB drops a view's aggregates the query does not read).
+    expression = expression_of(spec)
+    columns = "".join(f"{sql.quote(name)}, " for name in METRICS[spec.asset] if _names(expression, name))
+    return f"SELECT {columns}({expression}) IS TRUE AS {sql.quote(RESULT)} FROM {METRICS_TABLE}"
+
+
 def _metrics_expression(spec: TestSpec, data: PartitionData, expression: str) -> Outcome:
     """An expression over the one-row metrics table, judged and shown with the metrics it names, in one query."""
-    # Only the metrics it names are computed (DuckDB drops a view's aggregates the query does not read).
-    names = [name for name in METRICS[spec.asset] if _names(expression, name)]
-    columns = "".join(f"{sql.quote(name)}, " for name in names)
-    query = f"SELECT {columns}({expression}) IS TRUE AS {sql.quote(RESULT)} FROM {METRICS_TABLE}"
-    [row] = data.session(spec.asset).all(query)
+    row = found(spec, data, _metrics_query(spec))
     passed = bool(row.pop(RESULT))
     shown = [plain(row)] if not passed else []
     outcome = rows_outcome(spec, 1, shown, f"fail `{expression}`", count=0 if passed else 1)

@@ -7,7 +7,7 @@ from typing import Any
 from ocr_pipeline.checks import generic_sql as sql
 from ocr_pipeline.checks.declared import TestSpec
 from ocr_pipeline.checks.failure_gate import FailureGate
-from ocr_pipeline.checks.generic_tests import failing_rows, judged_key
+from ocr_pipeline.checks.generic_tests import failing_rows, found, judged_key
 from ocr_pipeline.checks.loaders import PartitionData
 from ocr_pipeline.checks.outcome import Implementation, Outcome
 from ocr_pipeline.checks.sql_tables import PAGE_PREDICATES
@@ -79,14 +79,22 @@ def fallback_rate(spec: TestSpec, data: PartitionData) -> Outcome:
     return _rate(spec, data, "fell back to the text layer")
 
 
+def finding_query(spec: TestSpec) -> str | None:
+    """The one-row query the language distribution starts from (scan_plan.py runs it with its asset's others): each
+    language with its pages, the most common first, then in the order of their first page; None for the rest."""
+    if spec.type != "language_distribution":
+        return None
+    language = "coalesce(nullif(CAST(primary_language AS VARCHAR), ''), 'none')"
+    counts = f"SELECT {language} AS language, count(*) AS n, min({ROW}) AS first FROM {sql.rows_of(spec.asset)}"
+    ordered = "list({'language': language, 'n': n} ORDER BY n DESC, first)"
+    return f"SELECT {ordered} AS languages FROM ({counts} GROUP BY ALL)"
+
+
 def language_distribution(spec: TestSpec, data: PartitionData) -> Outcome:
     """At least `min_share` of the pages are in one of the `expected` languages."""
-    asset = spec.asset
-    found = data.session(asset).all(
-        f"SELECT coalesce(nullif(CAST(primary_language AS VARCHAR), ''), 'none') AS language, count(*) AS n "
-        f"FROM {sql.rows_of(asset)} GROUP BY ALL ORDER BY n DESC, min({ROW})"
-    )
-    counts = {row["language"]: int(row["n"]) for row in found}
+    query = finding_query(spec)
+    assert query is not None
+    counts = {row["language"]: int(row["n"]) for row in found(spec, data, query)["languages"] or []}
     pages = sum(counts.values())
     expected = [str(v) for v in spec.params["expected"]]
     share = sum(counts.get(lang, 0) for lang in expected) / pages if pages else 1.0

@@ -4,7 +4,6 @@ a syntax error, an unknown table or column, or an expression that is not a boole
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from functools import cache
 
 import duckdb
@@ -13,7 +12,7 @@ import pyarrow as pa
 from ocr_pipeline.checks import generic_sql as sql
 from ocr_pipeline.checks.declared import Suite, TestSpec
 from ocr_pipeline.checks.generic_tests import expression_of, row_check
-from ocr_pipeline.checks.scan_plan import judgement_groups, judgement_query
+from ocr_pipeline.checks.scan_plan import judgement, scan_query, scans
 from ocr_pipeline.checks.sql_session import SqlSession, first_line, line_of
 from ocr_pipeline.checks.sql_tables import DATASETS, METRICS_TABLE, SCHEMAS
 
@@ -112,44 +111,50 @@ def _bound(session: SqlSession, query: str) -> list[str] | None:
         return None
 
 
-def _expressions(tests: Iterable[TestSpec]) -> list[str]:
-    """Each expression_is_true test's expression as a column named by its test, keeping the expression's type."""
-    return [f"any_value(({expression_of(t)})) AS {sql.quote(t.name)}" for t in tests if t.type == "expression_is_true"]
+def _per_row(test: TestSpec) -> bool:
+    """An expression_is_true test judged on each row of its table (not on the metrics row)."""
+    return test.type == "expression_is_true" and test.params.get("table", test.asset) != METRICS_TABLE
 
 
 def _bound_together(session: SqlSession, tests: list[TestSpec]) -> tuple[set[str], set[str]]:
-    """The tests whose scan (scan_plan.py: one statement for the tests of a table) binds, and the expression_is_true
-    tests found boolean, in as few statements as there are scans: a scan's expressions are typed in its statement,
-    any other table's in one statement of their own. Whatever does not bind together is left to be bound alone."""
+    """The row tests whose table's scan (scan_plan.py) binds, and the expression_is_true tests found boolean, in
+    about one statement per table: a scan's per-row expressions are typed in it (any_value keeps a value's type),
+    the others (over the metrics row) in one statement of their own. Whatever does not bind together is left to be
+    bound alone."""
     judged: set[str] = set()
     kinds: dict[str, str] = {}
-    for (_, dataset), members in judgement_groups(tests).items():
-        scanned = [test for test, _ in members]
-        found = _bound(session, judgement_query(dataset, members, _expressions(scanned)))
+    plan = judgement(tests)
+    entries = plan[0] if plan is not None else []
+    for table, columns in scans(entries).items():
+        scanned = [test for _, test, wanted in entries if wanted.table == table and row_check(test) is not None]
+        typed = [test for test in scanned if _per_row(test)]
+        values = [f"any_value(({expression_of(t)})) AS {sql.quote(t.name)}" for t in typed]
+        found = _bound(session, scan_query(table, [*columns, *values]))
         if found is not None:
             judged.update(test.name for test in scanned)
-            # The expressions' columns come last, after the scan's aggregates.
-            typed = [t.name for t in scanned if t.type == "expression_is_true"]
-            kinds.update(zip(typed, found[len(found) - len(typed) :], strict=True))
+            kinds.update({t.name: kind for t, kind in zip(typed, found[len(found) - len(typed) :], strict=True)})
     by_table: dict[str, list[TestSpec]] = {}
     for test in tests:
-        if test.type == "expression_is_true" and test.name not in judged:
+        if test.type == "expression_is_true" and test.name not in kinds:
             by_table.setdefault(test.params.get("table", test.asset), []).append(test)
     for table, others in by_table.items():
-        found = _bound(session, f"SELECT {', '.join(_expressions(others))} FROM {sql.rows_of(table)}")
+        values = [f"({expression_of(t)}) AS {sql.quote(t.name)}" for t in others]
+        found = _bound(session, f"SELECT {', '.join(values)} FROM {sql.rows_of(table)}")
         if found is not None:
             kinds.update(zip([t.name for t in others], found, strict=True))
     return judged, {name for name, kind in kinds.items() if kind == "BOOLEAN"}
 
 
 def validate_suite(suite: Suite) -> None:
-    """Bind every query of every test in a session of empty tables (`metrics` is each test's asset's): the scans that
-    judge several tests at once, the expressions of a table in one statement, then each test's other queries alone.
+    """Bind every query of every test in a session of empty tables (`metrics` is each test's asset's): the table scans
+    of scan_plan.py's statements, the expressions of a table in one statement, then each test's other queries alone.
 
     A DuckDB bind (0.5-1 ms) costs about as much as the interpreter's whole check of a test: binding each query made
-    loading the shipped checks take 18 ms (27 binds), binding the scans 7 ms (7). A test's other queries read the
+    loading the shipped checks take 18 ms (27 binds), binding the scans 7 ms (7). A row test's other queries read the
     columns of its scan through the same predicate, so they bind when the scan does; whatever does not bind together
-    is bound again test by test, so an error still names its test and line.
+    is bound again test by test, so an error still names its test and line. The statement that joins an asset's
+    scans and one-row queries is not bound here (binding one grows faster than its parts): its parts are, and where
+    they do not nest (a singular query with a comment after its semicolon) it fails and each test runs alone.
     """
     session = SqlSession(_empty)
     try:

@@ -1,5 +1,5 @@
-"""The SQL tests of a table judged in one scan (checks/scan_plan.py): one query where they pass, and outcomes equal to
-running each test on its own, failing rows and all."""
+"""The SQL tests of an asset judged in one statement (checks/scan_plan.py): one query where they pass, and outcomes
+equal to running each test on its own, failing rows and all."""
 
 from __future__ import annotations
 
@@ -19,9 +19,17 @@ TESTS = """
 - accepted_values: {column: primary_language, values: [en, de], name: languages}
 - expression_is_true: {name: has_text, expression: "NOT is_blank(text)"}
 - fallback_rate: {max: 0.5}
+- expression_is_true: {name: few_pages, table: metrics, expression: "pages <= 5 AND documents = 2"}
+- language_distribution: {expected: [en], min_share: 0.5}
 """
 # The first page's text twice: two rows share a value, within one_text's max_failing.
 ROWS = [*PAGES, {**PAGES[0], "page_num": 3}]
+# Singular tests: one whose rows fail (a page with two results), one that finds none (no page in French).
+HEADER = "-- asset: vlm_ocr_outputs\n"
+SINGULAR = {
+    "twice.sql": f"{HEADER}SELECT source, page_num FROM vlm_ocr_outputs GROUP BY ALL HAVING count(*) > 1;\n",
+    "french.sql": f"{HEADER}SELECT source FROM vlm_ocr_outputs WHERE primary_language = 'fr'\n",
+}
 
 
 @pytest.fixture
@@ -38,24 +46,34 @@ def queries(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return ran
 
 
-def test_one_scan_finds_what_each_test_finds_alone(tmp_path: Path, queries: list[str]) -> None:
-    tests = load_dir(checks_folder(tmp_path, TESTS)).tests["vlm_ocr_outputs"]
+@pytest.mark.parametrize(
+    "ending", ["", "-- the end: a query whose semicolon is followed by a comment does not nest, and runs alone"]
+)
+def test_one_statement_finds_what_each_test_finds_alone(tmp_path: Path, queries: list[str], ending: str) -> None:
+    sql = {**SINGULAR, "twice.sql": SINGULAR["twice.sql"].replace(";\n", f";{ending}\n")}
+    tests = load_dir(checks_folder(tmp_path, TESTS, sql)).tests["vlm_ocr_outputs"]
     partition = Tables(tmp_path, {"vlm_ocr_outputs": ROWS})
     together = {test.name: outcome for test, outcome in evaluate_all(tests, partition)}
     partition.close()
-    # The scan, then the queries of the two tests with failing rows: unique's rows and shared values, has_text's rows.
-    assert len(queries) == 4
+    if not ending:
+        # The statement, then the queries of the three tests with failing rows: unique's rows and shared values,
+        # has_text's rows, twice.sql's rows.
+        assert len(queries) == 5
     alone = Tables(tmp_path, {"vlm_ocr_outputs": ROWS})
     for test in tests:
         assert together[test.name] == evaluate(test, alone), test.name
     alone.close()
     assert together["one_text"].passed and together["one_text"].metadata["failing_rows"] == 2
     assert not together["has_text"].passed and len(together["has_text"].metadata["sample"]) == 2
+    assert not together["twice"].passed and together["french"].passed
+    assert together["few_pages"].passed and together["language_distribution"].metadata["distribution"] == {
+        "en": 3, "de": 1, "none": 1
+    }  # fmt: skip
 
 
 def test_tests_that_pass_cost_one_query(tmp_path: Path, queries: list[str]) -> None:
     tests = load_dir(checks_folder(tmp_path, TESTS)).tests["vlm_ocr_outputs"]
-    passing = [t for t in tests if t.name in {"has_source", "languages", "fallback_rate"}]
+    passing = [t for t in tests if t.name in {"has_source", "languages", "fallback_rate", "few_pages"}]
     partition = Tables(tmp_path, {"vlm_ocr_outputs": ROWS})
     outcomes = [outcome for _, outcome in evaluate_all(passing, partition)]
     partition.close()
@@ -75,4 +93,4 @@ def test_a_bad_test_among_a_tables_tests_fails_the_load_at_its_own_line(tmp_path
     folder = checks_folder(tmp_path, f"{TESTS}- {bad}\n")
     with pytest.raises(ChecksConfigError) as exc:
         load_dir(folder)
-    assert str(exc.value).startswith(f"{folder / 't.yml'}:10: ") and message in str(exc.value), str(exc.value)
+    assert str(exc.value).startswith(f"{folder / 't.yml'}:12: ") and message in str(exc.value), str(exc.value)
