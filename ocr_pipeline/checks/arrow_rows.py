@@ -102,7 +102,8 @@ def _column(values: list[Any], expected: pa.DataType | None) -> pa.Array:
 
 def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
     """A table read from a file, with the schema's columns it lacks (an older file) added as nulls."""
+    present = set(table.column_names)
     for field in schema:
-        if field.name not in table.column_names:
+        if field.name not in present:
             table = table.append_column(field, pa.nulls(table.num_rows, field.type))
     return table

@@ -13,6 +13,7 @@ row numbers as a `rowid` column, since a scan of Arrow has no row ids of its own
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,13 @@ def with_rowid(table: pa.Table) -> pa.Table:
     its own keeps it, as a DuckDB table's own column named so hides the row ids."""
     if ROW in table.column_names:
         return table
-    return table.append_column(ROW, pa.array(np.arange(table.num_rows, dtype=np.int64)))
+    return table.append_column(ROW, _row_numbers(table.num_rows))
+
+
+@lru_cache(maxsize=64)
+def _row_numbers(count: int) -> pa.Array:
+    """0 .. count-1, made once per length (immutable, so every table of that length shares them)."""
+    return pa.array(np.arange(count, dtype=np.int64))
 
 
 class TableSlot:
