@@ -7,9 +7,11 @@ pipeline writes (inventory, filter decisions, rendered pages with a 20 KB image 
 characters and their quality signals, the Dolma shard with its attributes, an empty ledger). The "before" side is
 the interpreter itself, imported from git: `ocr_pipeline/checks/*.py` and `dbt_like_checks/*.yml` as they were in
 the parent of the commit that removed `ocr_pipeline/checks/expressions.py`, written to a temporary package
-(`old_checks`) that imports the rest of today's package. Each side loads its checks (the SQL side binds every query
+(`old_checks`) that imports the rest of today's package. Each side loads its checks (the SQL side binds its queries
 then), then evaluates every shipped test on a fresh read of the group, `--repeat` times alternating; the medians are
-printed, and both sides' pass/fail per check, which must agree.
+printed in milliseconds, the first evaluation of each side apart (the SQL side prepares its statements in it, to
+execute them in every later one of the process), the machine's load average before and after, and both sides'
+pass/fail per check, which must agree.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -147,6 +150,7 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
+    before_load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         old_load, old_evaluate, old_data, old_yml = old_engine(root)
@@ -164,10 +168,13 @@ def main() -> None:
                 loads[name].append(seconds)
                 seconds, verdicts[name] = _timed(_evaluate_all, suite, evaluate_one, data(ws, GROUP))
                 runs[name].append(seconds)
-        print(f"{args.pages} pages, {len(verdicts['DuckDB SQL (after)'])} checks, median of {args.repeat} runs")
+        print(f"{args.pages} pages, {len(verdicts['DuckDB SQL (after)'])} checks, median of {args.repeat} runs, ms")
         for name in sides:
-            checks = statistics.median(runs[name])
-            print(f"  {name:22s} load {statistics.median(loads[name]):.3f} s   checks {checks:.3f} s")
+            load, checks, first = (
+                1000 * x for x in (statistics.median(loads[name]), statistics.median(runs[name]), runs[name][0])
+            )
+            print(f"  {name:22s} load {load:5.1f}   checks {checks:6.1f}   (first checks {first:.1f})")
+        print(f"  load average: {before_load} before, {' '.join(f'{x:.2f}' for x in os.getloadavg())} after")
         before, after = verdicts["interpreter (before)"], verdicts["DuckDB SQL (after)"]
         differ = sorted(k for k in before if before[k] != after.get(k))
         print(f"  failing checks: {sorted(k for k, v in after.items() if not v)}; verdicts that differ: {differ}")
