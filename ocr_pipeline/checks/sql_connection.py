@@ -51,16 +51,13 @@ class PooledConnection:
             self.cursor.execute(f"CREATE OR REPLACE TEMP VIEW {METRICS_TABLE} AS {metrics_sql(asset)}")
             self._metrics_asset = asset
 
-    def prepared(self, sql: str, scope: str) -> str | None:
-        """The name of the statement prepared for `sql` in `scope` (prepared now the first time); None for a text
-        that is not one statement, which runs as it is."""
+    def prepared(self, sql: str, scope: str) -> str:
+        """The name of the statement prepared for `sql`, one statement, in `scope` (prepared now the first time)."""
         key = (scope, sql)
         if key not in self._prepared:
-            statements = duckdb.extract_statements(sql)
-            if len(statements) != 1:
-                return None
+            [statement] = duckdb.extract_statements(sql)
             name = f"check_query_{next(self._numbers)}"
-            self.cursor.execute(f"PREPARE {name} AS {statements[0].query}")
+            self.cursor.execute(f"PREPARE {name} AS {statement.query}")
             self._prepared[key] = name
         return self._prepared[key]
 

@@ -23,7 +23,7 @@ from ocr_pipeline.checks.sql_tables import DATASETS, METRICS_TABLE
 from ocr_pipeline.checks.table_slots import ordered_name, with_rowid
 from ocr_pipeline.checks.watchdog import WATCHDOG
 
-__all__ = ["QueryError", "QueryLimits", "SqlSession", "first_line", "identifiers", "line_of"]
+__all__ = ["QueryError", "QueryLimits", "SqlSession", "first_line", "identifiers", "line_of", "one_statement"]
 
 # Rows fetched at a time past the first few a check shows, only to be counted.
 _BATCH = 2048
@@ -41,22 +41,36 @@ def first_line(error: BaseException) -> str:
 
 
 @lru_cache(maxsize=4096)
-def identifiers(sql: str) -> frozenset[str]:
-    """The names a query spells as identifiers (lower case), from DuckDB's tokenizer: never its comments or strings.
-
-    A superset of the tables it reads (a column may share a table's name), found without binding: DuckDB's own
-    get_table_names binds the query, and fails on a join of tables not registered yet. Kept per text: a check runs
-    the same queries on every group.
-    """
+def _tokens(sql: str) -> tuple[frozenset[str], bool]:
+    """The names a query spells as identifiers (lower case), and whether it is one statement, from DuckDB's
+    tokenizer (never its comments or strings); kept per text: a check runs the same queries on every group."""
     tokens = duckdb.tokenize(sql)
     ends = [start for start, _ in tokens[1:]] + [len(sql)]
-    names = set()
+    names, ended, more = set(), False, False
     for (start, kind), end in zip(tokens, ends, strict=True):
         if kind == duckdb.token_type.identifier:
             found = re.match(r'\s*"?([A-Za-z_][A-Za-z0-9_]*)', sql[start:end])
             if found:
                 names.add(found.group(1).lower())
-    return frozenset(names)
+        if kind == duckdb.token_type.operator and ";" in sql[start:end]:
+            ended = True
+        elif ended and kind != duckdb.token_type.comment:
+            more = True
+    return frozenset(names), not more
+
+
+def identifiers(sql: str) -> frozenset[str]:
+    """The names a query spells as identifiers (lower case): a superset of the tables it reads (a column may share a
+    table's name), found without binding (DuckDB's own get_table_names binds, and fails on a join of tables not
+    registered yet)."""
+    return _tokens(sql)[0]
+
+
+def one_statement(sql: str) -> bool:
+    """Whether the text is one statement: DuckDB runs every statement of a text it is given (and binding one runs
+    all but its last), so an expression that closed its parentheses and began another could change the connection
+    every later evaluation reuses."""
+    return _tokens(sql)[1]
 
 
 class SqlSession:
@@ -88,6 +102,8 @@ class SqlSession:
     def ensure(self, sql: str) -> str:
         """Fill the slot of every table the query names (an unknown one is left for DuckDB to report); the scope it
         is prepared in: the asset when it reads `metrics`, else none."""
+        if not one_statement(sql):
+            raise QueryError("a check's query must be one statement")
         names = identifiers(sql)
         for name in sorted(names & _SLOTS.keys()):
             self._fill(name)
@@ -106,8 +122,7 @@ class SqlSession:
 
     def _execute(self, sql: str) -> duckdb.DuckDBPyConnection:
         """Run the query, through the statement this connection prepared for it."""
-        name = self._pooled.prepared(sql, self.ensure(sql))
-        return self.connection.execute(f"EXECUTE {name}" if name else sql)
+        return self.connection.execute(f"EXECUTE {self._pooled.prepared(sql, self.ensure(sql))}")
 
     @contextmanager
     def _limited(self) -> Iterator[None]:

@@ -13,7 +13,7 @@ from ocr_pipeline.checks import generic_sql as sql
 from ocr_pipeline.checks.declared import Suite, TestSpec
 from ocr_pipeline.checks.generic_tests import expression_of, row_check
 from ocr_pipeline.checks.scan_plan import judgement, scan_query, scans
-from ocr_pipeline.checks.sql_session import SqlSession, first_line, line_of
+from ocr_pipeline.checks.sql_session import SqlSession, first_line, line_of, one_statement
 from ocr_pipeline.checks.sql_tables import DATASETS, METRICS_TABLE, SCHEMAS
 
 TABLES = (*DATASETS, METRICS_TABLE)
@@ -50,6 +50,13 @@ def _statement(test: TestSpec, query: str) -> None:
     if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:
         kinds = ", ".join(s.type.name for s in statements) or "nothing"
         raise test.fail(f"a singular test is one SELECT query returning the failing rows (found: {kinds})")
+
+
+def _one_expression(test: TestSpec) -> None:
+    """An expression_is_true test's expression is one expression: text that closes its parentheses and begins
+    another statement would be run by the binding itself, and in the connections every later evaluation reuses."""
+    if test.type == "expression_is_true" and not one_statement(f"SELECT ({expression_of(test)})"):
+        raise test.fail(f"expression_is_true: `{expression_of(test)}` is not one SQL expression")
 
 
 def _message(test: TestSpec, error: BaseException) -> str:
@@ -156,6 +163,9 @@ def validate_suite(suite: Suite) -> None:
     scans and one-row queries is not bound here (binding one grows faster than its parts): its parts are, and where
     they do not nest (a singular query with a comment after its semicolon) it fails and each test runs alone.
     """
+    for tests in suite.tests.values():
+        for test in tests:
+            _one_expression(test)
     session = SqlSession(_empty)
     try:
         for asset, tests in suite.tests.items():

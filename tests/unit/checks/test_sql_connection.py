@@ -1,12 +1,17 @@
 """The checks' SQL reads each group's Arrow tables in place, through pooled connections whose prepared statements
-are reused from one group to the next: never another group's rows, never a stale schema."""
+are reused from one group to the next: never another group's rows, never a stale schema, nothing a check's text
+could leave behind."""
 
 from __future__ import annotations
 
-import pyarrow as pa
+from pathlib import Path
 
+import pyarrow as pa
+import pytest
+
+from ocr_pipeline.checks.spec import ChecksConfigError, load_dir
 from ocr_pipeline.checks.sql_database import QueryLimits
-from ocr_pipeline.checks.sql_session import SqlSession
+from ocr_pipeline.checks.sql_session import QueryError, SqlSession
 
 # Limits of their own: a pool (and database) no other test's sessions share.
 LIMITS = QueryLimits(memory_limit="256MB", threads=1, timeout_s=10.0)
@@ -65,3 +70,22 @@ def test_a_closed_session_leaves_no_rows_behind() -> None:
         assert reused.connection.execute('SELECT count(*) FROM "__vlm_ocr_outputs_with_rowid"').fetchall() == [(0,)]
     finally:
         reused.close()
+
+
+def test_a_text_of_two_statements_is_refused_before_any_of_it_runs(tmp_path: Path) -> None:
+    # A connection outlives its evaluation: nothing a check's text holds may change it for the next group.
+    data = session(pages(2))
+    try:
+        with pytest.raises(QueryError, match="one statement"):
+            data.all("SELECT 1; CREATE TEMP VIEW later AS SELECT 2")
+        assert data.all("SELECT count(*) AS n FROM duckdb_views() WHERE view_name = 'later'") == [{"n": 0}]
+    finally:
+        data.close()
+    folder = tmp_path / "checks"
+    (folder / "tests").mkdir(parents=True)
+    sneaky = "true)) AS x FROM vlm_ocr_outputs; CREATE OR REPLACE TEMP VIEW metrics AS SELECT 42 AS n; SELECT ((true"
+    (folder / "t.yml").write_text(
+        f"assets:\n  vlm_ocr_outputs:\n    tests:\n      - expression_is_true: {{expression: {sneaky!r}}}\n"
+    )
+    with pytest.raises(ChecksConfigError, match=r"t.yml:4: .* is not one SQL expression"):
+        load_dir(folder)
