@@ -3,7 +3,9 @@ a syntax error, an unknown table or column, or an expression that is not a boole
 
 from __future__ import annotations
 
+import itertools
 import re
+from dataclasses import dataclass
 from functools import cache
 
 import duckdb
@@ -123,45 +125,68 @@ def _per_row(test: TestSpec) -> bool:
     return test.type == "expression_is_true" and test.params.get("table", test.asset) != METRICS_TABLE
 
 
-def _bound_together(session: SqlSession, tests: list[TestSpec]) -> tuple[set[str], set[str]]:
-    """The row tests whose table's scan (scan_plan.py) binds, and the expression_is_true tests found boolean, in
-    about one statement per table: a scan's per-row expressions are typed in it (any_value keeps a value's type),
-    the others (over the metrics row) in one statement of their own. Whatever does not bind together is left to be
-    bound alone."""
-    judged: set[str] = set()
-    kinds: dict[str, str] = {}
+@dataclass(frozen=True)
+class _Part:
+    """A statement bound at load: the tests its binding covers, and those whose expression its last columns type."""
+
+    query: str
+    width: int
+    covered: tuple[str, ...] = ()
+    typed: tuple[str, ...] = ()
+
+
+def _parts(tests: list[TestSpec]) -> list[_Part]:
+    """An asset's table scans (scan_plan.py), each with the per-row expressions it judges typed in it (any_value keeps
+    a value's type), and its expressions over the metrics row typed in one statement."""
     plan = judgement(tests)
     entries = plan[0] if plan is not None else []
+    parts = []
     for table, columns in scans(entries).items():
         scanned = [test for _, test, wanted in entries if wanted.table == table and row_check(test) is not None]
         typed = [test for test in scanned if _per_row(test)]
         values = [f"any_value(({expression_of(t)})) AS {sql.quote(t.name)}" for t in typed]
-        found = _bound(session, scan_query(table, [*columns, *values]))
-        if found is not None:
-            judged.update(test.name for test in scanned)
-            kinds.update({t.name: kind for t, kind in zip(typed, found[len(found) - len(typed) :], strict=True)})
-    by_table: dict[str, list[TestSpec]] = {}
-    for test in tests:
-        if test.type == "expression_is_true" and test.name not in kinds:
-            by_table.setdefault(test.params.get("table", test.asset), []).append(test)
-    for table, others in by_table.items():
-        values = [f"({expression_of(t)}) AS {sql.quote(t.name)}" for t in others]
-        found = _bound(session, f"SELECT {', '.join(values)} FROM {sql.rows_of(table)}")
-        if found is not None:
-            kinds.update(zip([t.name for t in others], found, strict=True))
+        query, width = scan_query(table, [*columns, *values]), len(columns) + len(values)
+        parts.append(_Part(query, width, tuple(t.name for t in scanned), tuple(t.name for t in typed)))
+    on_metrics = [test for test in tests if test.type == "expression_is_true" and not _per_row(test)]
+    if on_metrics:
+        values = [f"({expression_of(t)}) AS {sql.quote(t.name)}" for t in on_metrics]
+        query = f"SELECT {', '.join(values)} FROM {METRICS_TABLE}"
+        parts.append(_Part(query, len(values), typed=tuple(t.name for t in on_metrics)))
+    return parts
+
+
+def _bound_together(session: SqlSession, tests: list[TestSpec]) -> tuple[set[str], set[str]]:
+    """The row tests whose table's scan binds, and the expression_is_true tests found boolean: an asset's parts bound
+    in one statement, or each alone where they do not bind together. Whatever does not bind is left to be bound
+    test by test."""
+    parts = _parts(tests)
+    together = _bound(session, "SELECT * FROM " + ", ".join(f"({p.query})" for p in parts)) if len(parts) > 1 else None
+    found: list[list[str] | None]
+    if together is not None:
+        ends = itertools.accumulate(part.width for part in parts)
+        found = [together[end - part.width : end] for part, end in zip(parts, ends, strict=True)]
+    else:
+        found = [_bound(session, part.query) for part in parts]
+    judged: set[str] = set()
+    kinds: dict[str, str] = {}
+    for part, types in zip(parts, found, strict=True):
+        if types is not None:
+            judged.update(part.covered)
+            kinds.update(zip(part.typed, types[len(types) - len(part.typed) :], strict=True))
     return judged, {name for name, kind in kinds.items() if kind == "BOOLEAN"}
 
 
 def validate_suite(suite: Suite) -> None:
-    """Bind every query of every test in a session of empty tables (`metrics` is each test's asset's): the table scans
-    of scan_plan.py's statements, the expressions of a table in one statement, then each test's other queries alone.
+    """Bind every query of every test in a session of empty tables (`metrics` is each test's asset's): an asset's
+    table scans (scan_plan.py) and expressions in one statement, then each test's other queries alone.
 
     A DuckDB bind (0.5-1 ms) costs about as much as the interpreter's whole check of a test: binding each query made
-    loading the shipped checks take 18 ms (27 binds), binding the scans 7 ms (7). A row test's other queries read the
-    columns of its scan through the same predicate, so they bind when the scan does; whatever does not bind together
-    is bound again test by test, so an error still names its test and line. The statement that joins an asset's
-    scans and one-row queries is not bound here (binding one grows faster than its parts): its parts are, and where
-    they do not nest (a singular query with a comment after its semicolon) it fails and each test runs alone.
+    loading the shipped checks take 18 ms (27 binds), an asset's scans and expressions together 7.5 ms (5). A row
+    test's other queries read the columns of its scan through the same predicate, so they bind when the scan does;
+    whatever does not bind together is bound part by part, then test by test, so an error still names its test and
+    line. The statement that joins an asset's scans and one-row queries at run time is not bound here (binding it
+    whole grows faster than its parts): its parts are, and where they do not nest (a singular query with a comment
+    after its semicolon) it fails and each test runs alone.
     """
     for tests in suite.tests.values():
         for test in tests:
