@@ -13,9 +13,9 @@ import pyarrow as pa
 
 from ocr_pipeline.checks import generic_sql as sql
 from ocr_pipeline.checks.declared import Suite, TestSpec
-from ocr_pipeline.checks.generic_tests import expression_of, row_check
+from ocr_pipeline.checks.generic_tests import counted, expression_of, row_check
 from ocr_pipeline.checks.scan_plan import judgement, scan_query, scans
-from ocr_pipeline.checks.sql_session import SqlSession, first_line, line_of, one_statement
+from ocr_pipeline.checks.sql_session import QueryError, SqlSession, first_line, line_of, one_statement
 from ocr_pipeline.checks.sql_tables import DATASETS, METRICS_TABLE, SCHEMAS
 
 TABLES = (*DATASETS, METRICS_TABLE)
@@ -91,12 +91,11 @@ def _file_line(test: TestSpec, error: BaseException) -> int | None:
 def validate_test(test: TestSpec, session: SqlSession, judged: bool = False, boolean: bool = False) -> None:
     """Bind each query of one test; ChecksConfigError at its declaration (or its file's line) if one cannot be bound.
 
-    `judged`: its scan bound with the others of its table (its own queries read the same columns through the same
-    predicate); `boolean`: its expression already found a boolean.
+    `judged`: its scan (or its counted query) bound with its asset's others (a row test's own queries read the same
+    columns through the same predicate); `boolean`: its expression already found a boolean. A singular test's text
+    was found one SELECT before (validate_suite).
     """
     for query in [] if judged else queries(test):
-        if test.type == "singular":
-            _statement(test, query)
         _bind(test, session, query)
     if test.type == "expression_is_true" and not boolean:
         kinds = _bind(test, session, sql.expression_type(test.params.get("table", test.asset), expression_of(test)))
@@ -113,10 +112,11 @@ def _bind(test: TestSpec, session: SqlSession, query: str) -> list[str]:
 
 
 def _bound(session: SqlSession, query: str) -> list[str] | None:
-    """The query's column types, or None where it does not bind (each test is then bound alone, to say which)."""
+    """The query's column types, or None where it does not bind or nest (each test is then bound alone, to say
+    which)."""
     try:
         return session.bind(query)
-    except duckdb.Error:
+    except (duckdb.Error, QueryError):
         return None
 
 
@@ -147,6 +147,8 @@ def _parts(tests: list[TestSpec]) -> list[_Part]:
         values = [f"any_value(({expression_of(t)})) AS {sql.quote(t.name)}" for t in typed]
         query, width = scan_query(table, [*columns, *values]), len(columns) + len(values)
         parts.append(_Part(query, width, tuple(t.name for t in scanned), tuple(t.name for t in typed)))
+    # A singular query counted, as its asset's statement runs it (binding it alone names the line of its error).
+    parts += [_Part(counted(t.params["sql"]), 1, covered=(t.name,)) for t in tests if t.type == "singular"]
     on_metrics = [test for test in tests if test.type == "expression_is_true" and not _per_row(test)]
     if on_metrics:
         values = [f"({expression_of(t)}) AS {sql.quote(t.name)}" for t in on_metrics]
@@ -188,9 +190,11 @@ def validate_suite(suite: Suite) -> None:
     whole grows faster than its parts): its parts are, and where they do not nest (a singular query with a comment
     after its semicolon) it fails and each test runs alone.
     """
-    for tests in suite.tests.values():
+    for tests in suite.tests.values():  # before anything is bound: binding a text runs all but its last statement
         for test in tests:
             _one_expression(test)
+            if test.type == "singular":
+                _statement(test, test.params["sql"])
     session = SqlSession(_empty)
     try:
         for asset, tests in suite.tests.items():
