@@ -16,7 +16,7 @@ from ocr_pipeline.checks.declared import Suite, TestSpec
 from ocr_pipeline.checks.generic_tests import counted, expression_of, row_check
 from ocr_pipeline.checks.scan_plan import judgement, scan_query, scans
 from ocr_pipeline.checks.sql_session import QueryError, SqlSession, first_line, line_of, one_statement
-from ocr_pipeline.checks.sql_tables import DATASETS, METRICS_TABLE, SCHEMAS
+from ocr_pipeline.checks.sql_tables import DATASETS, METRICS_TABLE, SCHEMAS, metrics_sql
 
 TABLES = (*DATASETS, METRICS_TABLE)
 
@@ -125,19 +125,24 @@ def _per_row(test: TestSpec) -> bool:
     return test.type == "expression_is_true" and test.params.get("table", test.asset) != METRICS_TABLE
 
 
+# A test by its asset and name (names are unique within an asset only).
+Key = tuple[str, str]
+
+
 @dataclass(frozen=True)
 class _Part:
     """A statement bound at load: the tests its binding covers, and those whose expression its last columns type."""
 
     query: str
     width: int
-    covered: tuple[str, ...] = ()
-    typed: tuple[str, ...] = ()
+    covered: tuple[Key, ...] = ()
+    typed: tuple[Key, ...] = ()
 
 
-def _parts(tests: list[TestSpec]) -> list[_Part]:
+def _parts(asset: str, tests: list[TestSpec]) -> list[_Part]:
     """An asset's table scans (scan_plan.py), each with the per-row expressions it judges typed in it (any_value keeps
-    a value's type), and its expressions over the metrics row typed in one statement."""
+    a value's type), its singular queries counted (as its statement runs them), and its expressions over the metrics
+    row typed in one statement (over the asset's metrics written out, so that every asset's parts bind together)."""
     plan = judgement(tests)
     entries = plan[0] if plan is not None else []
     parts = []
@@ -146,22 +151,23 @@ def _parts(tests: list[TestSpec]) -> list[_Part]:
         typed = [test for test in scanned if _per_row(test)]
         values = [f"any_value(({expression_of(t)})) AS {sql.quote(t.name)}" for t in typed]
         query, width = scan_query(table, [*columns, *values]), len(columns) + len(values)
-        parts.append(_Part(query, width, tuple(t.name for t in scanned), tuple(t.name for t in typed)))
-    # A singular query counted, as its asset's statement runs it (binding it alone names the line of its error).
-    parts += [_Part(counted(t.params["sql"]), 1, covered=(t.name,)) for t in tests if t.type == "singular"]
+        parts.append(
+            _Part(query, width, tuple((asset, t.name) for t in scanned), tuple((asset, t.name) for t in typed))
+        )
+    parts += [_Part(counted(t.params["sql"]), 1, covered=((asset, t.name),)) for t in tests if t.type == "singular"]
     on_metrics = [test for test in tests if test.type == "expression_is_true" and not _per_row(test)]
     if on_metrics:
         values = [f"({expression_of(t)}) AS {sql.quote(t.name)}" for t in on_metrics]
-        query = f"SELECT {', '.join(values)} FROM {METRICS_TABLE}"
-        parts.append(_Part(query, len(values), typed=tuple(t.name for t in on_metrics)))
+        query = f"SELECT {', '.join(values)} FROM ({metrics_sql(asset)}) AS {METRICS_TABLE}"
+        parts.append(_Part(query, len(values), typed=tuple((asset, t.name) for t in on_metrics)))
     return parts
 
 
-def _bound_together(session: SqlSession, tests: list[TestSpec]) -> tuple[set[str], set[str]]:
-    """The row tests whose table's scan binds, and the expression_is_true tests found boolean: an asset's parts bound
-    in one statement, or each alone where they do not bind together. Whatever does not bind is left to be bound
+def _bound_together(session: SqlSession, suite: Suite) -> tuple[set[Key], set[Key]]:
+    """The row tests whose table's scan binds, and the expression_is_true tests found boolean: every asset's parts
+    bound in one statement, or each alone where they do not bind together. Whatever does not bind is left to be bound
     test by test."""
-    parts = _parts(tests)
+    parts = [part for asset, tests in suite.tests.items() for part in _parts(asset, tests)]
     together = _bound(session, "SELECT * FROM " + ", ".join(f"({p.query})" for p in parts)) if len(parts) > 1 else None
     found: list[list[str] | None]
     if together is not None:
@@ -169,25 +175,25 @@ def _bound_together(session: SqlSession, tests: list[TestSpec]) -> tuple[set[str
         found = [together[end - part.width : end] for part, end in zip(parts, ends, strict=True)]
     else:
         found = [_bound(session, part.query) for part in parts]
-    judged: set[str] = set()
-    kinds: dict[str, str] = {}
+    judged: set[Key] = set()
+    kinds: dict[Key, str] = {}
     for part, types in zip(parts, found, strict=True):
         if types is not None:
             judged.update(part.covered)
             kinds.update(zip(part.typed, types[len(types) - len(part.typed) :], strict=True))
-    return judged, {name for name, kind in kinds.items() if kind == "BOOLEAN"}
+    return judged, {key for key, kind in kinds.items() if kind == "BOOLEAN"}
 
 
 def validate_suite(suite: Suite) -> None:
-    """Bind every query of every test in a session of empty tables (`metrics` is each test's asset's): an asset's
-    table scans (scan_plan.py) and expressions in one statement, then each test's other queries alone.
+    """Bind every query of every test in a session of empty tables (`metrics` is each test's asset's): every asset's
+    table scans (scan_plan.py), singular queries and expressions in one statement, then each test's other queries.
 
-    A DuckDB bind (0.5-1 ms) costs about as much as the interpreter's whole check of a test: binding each query made
-    loading the shipped checks take 18 ms (27 binds), an asset's scans and expressions together 7.5 ms (5). A row
-    test's other queries read the columns of its scan through the same predicate, so they bind when the scan does;
-    whatever does not bind together is bound part by part, then test by test, so an error still names its test and
-    line. The statement that joins an asset's scans and one-row queries at run time is not bound here (binding it
-    whole grows faster than its parts): its parts are, and where they do not nest (a singular query with a comment
+    A DuckDB bind (0.2 ms and up) costs about as much as the interpreter's whole check of a test: binding each query
+    made loading the shipped checks take 18 ms (27 binds), binding them together 6 ms (1). A row test's other queries
+    read the columns of its scan through the same predicate, so they bind when the scan does; whatever does not bind
+    together is bound part by part, then test by test, so an error still names its test and line. The statement
+    that joins an asset's scans and one-row queries at run time is not bound here (the accounting's and the
+    languages' SQL is the engine's own): its parts are, and where they do not nest (a singular query with a comment
     after its semicolon) it fails and each test runs alone.
     """
     for tests in suite.tests.values():  # before anything is bound: binding a text runs all but its last statement
@@ -197,11 +203,11 @@ def validate_suite(suite: Suite) -> None:
                 _statement(test, test.params["sql"])
     session = SqlSession(_empty)
     try:
+        judged, boolean = _bound_together(session, suite)
         for asset, tests in suite.tests.items():
-            judged, boolean = _bound_together(session.use(asset), tests)
             for test in tests:
+                key = (asset, test.name)
                 # An expression that bound over its table binds in its own queries too (the same predicate).
-                covered = test.name in judged or test.name in boolean
-                validate_test(test, session, judged=covered, boolean=test.name in boolean)
+                validate_test(test, session.use(asset), judged=key in judged or key in boolean, boolean=key in boolean)
     finally:
         session.close()
