@@ -7,7 +7,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ocr_pipeline.checks.sql_tables import KEY_COLUMNS, METRICS_TABLE, column_sql, quote
+import pyarrow as pa
+
+from ocr_pipeline.checks.sql_tables import KEY_COLUMNS, METRICS_TABLE, column_sql, column_type, quote
 from ocr_pipeline.checks.table_slots import ROW, ordered_name
 
 
@@ -88,8 +90,15 @@ def unique(dataset: str, column: str) -> tuple[RowCheck, str]:
     col = column_sql(column)
     shared = f"SELECT {col} FROM {quote(dataset)} WHERE {col} IS NOT NULL GROUP BY ALL HAVING count(*) > 1"
     # No value shared exactly when the non-null values are as many as the distinct ones (both group as GROUP BY
-    # does): a distinct count in the table's one scan rather than a grouping and a join.
-    distinct = f"count({col}) - count(DISTINCT {col})"
+    # does): a count in the table's one scan rather than a grouping and a join. Text is counted in a list (its
+    # values equal byte for byte either way) without a hash table of DuckDB's buffer pool, which costs a fraction
+    # of a millisecond each and slows every later query of the process a little (its eviction queue grows);
+    # other types are counted DISTINCT, whose equality is GROUP BY's (NaN, -0.0) where a list's may not be.
+    kind = column_type(dataset, column)
+    if kind is not None and (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        distinct = f"count({col}) - coalesce(list_unique(list({col})), 0)"
+    else:
+        distinct = f"count({col}) - count(DISTINCT {col})"
     return RowCheck(dataset, f"{col} IN ({shared})", column, distinct), f"SELECT count(*) FROM ({shared})"
 
 

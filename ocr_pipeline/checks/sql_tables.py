@@ -186,6 +186,22 @@ def quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def column_type(dataset: str, path: str) -> pa.DataType | None:
+    """The declared type of a dotted column path (`metadata.Source-File`), or None where the table has no such
+    column (a key that itself holds dots is tried first, as a query spells it)."""
+    schema = SCHEMAS.get(dataset)
+    if schema is None:
+        return None
+    if path in schema.names:
+        return schema.field(path).type
+    kind: pa.DataType = pa.struct(list(schema))
+    for part in path.split("."):
+        if not pa.types.is_struct(kind) or kind.get_field_index(part) < 0:
+            return None
+        kind = kind.field(part).type
+    return kind
+
+
 def column_sql(path: str, table: str | None = None) -> str:
     """A dotted column path (`metadata.Source-File`) as SQL (`"metadata"."Source-File"`), optionally qualified."""
     parts = [quote(part) for part in path.split(".")]
