@@ -22,6 +22,7 @@ __all__ = [
     "finding_query",
     "found",
     "judged_key",
+    "named_metrics",
     "row_check",
 ]
 
@@ -158,12 +159,16 @@ def _expression_is_true(spec: TestSpec, data: PartitionData) -> Outcome:
     return outcome
 
 
+def named_metrics(spec: TestSpec) -> list[str]:
+    """The metrics of its asset an expression over the metrics row names: the values its outcome shows."""
+    return [name for name in METRICS[spec.asset] if _names(expression_of(spec), name)]
+
+
 def _metrics_query(spec: TestSpec) -> str:
     """An expression over the metrics row as one row: the metrics it names, and whether it holds."""
     # Only the metrics it names are computed (DuckDB drops a view's aggregates the query does not read).
-    expression = expression_of(spec)
-    columns = "".join(f"{sql.quote(name)}, " for name in METRICS[spec.asset] if _names(expression, name))
-    return f"SELECT {columns}({expression}) IS TRUE AS {sql.quote(RESULT)} FROM {METRICS_TABLE}"
+    columns = "".join(f"{sql.quote(name)}, " for name in named_metrics(spec))
+    return f"SELECT {columns}({expression_of(spec)}) IS TRUE AS {sql.quote(RESULT)} FROM {METRICS_TABLE}"
 
 
 def _metrics_expression(spec: TestSpec, data: PartitionData, expression: str) -> Outcome:

@@ -7,6 +7,8 @@ an unknown table or column fails the load with the file and line. The three mani
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pyarrow as pa
 
 from ocr_pipeline.pdf.page_rows import PAGE_SCHEMA
@@ -208,7 +210,8 @@ def column_sql(path: str, table: str | None = None) -> str:
     return ".".join([quote(table), *parts] if table else parts)
 
 
-def metrics_sql(asset: str) -> str:
-    """The one-row query of the asset's metrics."""
-    columns = ", ".join(f"{sql} AS {quote(name)}" for name, sql in METRICS[asset].items())
+def metrics_sql(asset: str, names: Iterable[str] | None = None) -> str:
+    """The one-row query of the asset's metrics (or of those `names`)."""
+    wanted = METRICS[asset] if names is None else {name: METRICS[asset][name] for name in names}
+    columns = ", ".join(f"{sql} AS {quote(name)}" for name, sql in wanted.items())
     return f"SELECT {columns} FROM {quote(asset)}"

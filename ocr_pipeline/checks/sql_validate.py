@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from ocr_pipeline.checks import generic_sql as sql
 from ocr_pipeline.checks.declared import Suite, TestSpec
-from ocr_pipeline.checks.generic_tests import counted, expression_of, row_check
+from ocr_pipeline.checks.generic_tests import counted, expression_of, named_metrics, row_check
 from ocr_pipeline.checks.scan_plan import judgement, scan_query, scans
 from ocr_pipeline.checks.sql_session import QueryError, SqlSession, first_line, line_of, one_statement
 from ocr_pipeline.checks.sql_tables import DATASETS, METRICS_TABLE, SCHEMAS, metrics_sql
@@ -144,7 +144,8 @@ def _parts(asset: str, tests: list[TestSpec]) -> list[_Part]:
     a value's type), its singular queries counted (as its statement runs them), and its expressions over the metrics
     row typed in one statement (over the asset's metrics written out, so that every asset's parts bind together)."""
     plan = judgement(tests)
-    entries = plan[0] if plan is not None else []
+    # The row tests' aggregates: the rates' are the engine's own SQL whatever the file says.
+    entries = [entry for entry in (plan[0] if plan is not None else []) if row_check(entry[1]) is not None]
     parts = []
     for table, columns in scans(entries).items():
         scanned = [test for _, test, wanted in entries if wanted.table == table and row_check(test) is not None]
@@ -158,7 +159,8 @@ def _parts(asset: str, tests: list[TestSpec]) -> list[_Part]:
     on_metrics = [test for test in tests if test.type == "expression_is_true" and not _per_row(test)]
     if on_metrics:
         values = [f"({expression_of(t)}) AS {sql.quote(t.name)}" for t in on_metrics]
-        query = f"SELECT {', '.join(values)} FROM ({metrics_sql(asset)}) AS {METRICS_TABLE}"
+        named = dict.fromkeys(name for t in on_metrics for name in named_metrics(t))
+        query = f"SELECT {', '.join(values)} FROM ({metrics_sql(asset, named)}) AS {METRICS_TABLE}"
         parts.append(_Part(query, len(values), typed=tuple((asset, t.name) for t in on_metrics)))
     return parts
 
