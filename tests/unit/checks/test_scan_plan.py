@@ -94,3 +94,11 @@ def test_a_bad_test_among_a_tables_tests_fails_the_load_at_its_own_line(tmp_path
     with pytest.raises(ChecksConfigError) as exc:
         load_dir(folder)
     assert str(exc.value).startswith(f"{folder / 't.yml'}:12: ") and message in str(exc.value), str(exc.value)
+
+
+def test_a_singular_pivot_is_refused_though_it_binds_nested(tmp_path: Path) -> None:
+    # Counted inside parentheses a PIVOT binds, but DuckDB runs one without its values as two statements.
+    sql = {"wide.sql": f"{HEADER}SELECT * FROM (PIVOT vlm_ocr_outputs ON primary_language USING count(*))\n"}
+    folder = checks_folder(tmp_path, sql=sql)
+    with pytest.raises(ChecksConfigError, match=r"wide.sql:1: a singular test is one SELECT query .*MULTI"):
+        load_dir(folder)
