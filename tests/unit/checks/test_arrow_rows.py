@@ -1,4 +1,4 @@
-"""Rows as Arrow tables for the SQL: a column cast from Arrow's inference is the column converting the rows again
+"""Rows as Arrow tables for the SQL: a column taken from Arrow's inference is the column converting the rows again
 would give, whatever the rows hold (checks/arrow_rows.py)."""
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ SCHEMA = pa.schema(
         ("flags", pa.list_(pa.bool_())),
     ]
 )
-BIG = 2**53 + 1  # no double holds it: a safe cast refuses it
+BIG = 2**53 + 1  # no double holds it
 
 
 def converted(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
-    """The table as converting every column from the rows gives it (the way before the cast)."""
+    """The table as converting every column from the rows gives it."""
     names = list(schema.names)
     for row in rows:
         names += [key for key in row if key not in names]
@@ -54,7 +54,7 @@ def converted(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
         [{"count": True}],
     ],
 )
-def test_a_cast_column_is_the_converted_column(rows: list[dict[str, Any]]) -> None:
+def test_an_inferred_column_is_the_converted_column(rows: list[dict[str, Any]]) -> None:
     table, expected = table_from_rows(rows, SCHEMA), converted(rows, SCHEMA)
     assert table.schema == expected.schema
     assert table.to_pylist() == expected.to_pylist()
