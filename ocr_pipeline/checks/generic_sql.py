@@ -94,12 +94,17 @@ def unique(dataset: str, column: str) -> tuple[RowCheck, str]:
     # values equal byte for byte either way) without a hash table of DuckDB's buffer pool, which costs a fraction
     # of a millisecond each and slows every later query of the process a little (its eviction queue grows);
     # other types are counted DISTINCT, whose equality is GROUP BY's (NaN, -0.0) where a list's may not be.
-    kind = column_type(dataset, column)
-    if kind is not None and (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+    if _text(dataset, column):
         distinct = f"count({col}) - coalesce(list_unique(list({col})), 0)"
     else:
         distinct = f"count({col}) - count(DISTINCT {col})"
     return RowCheck(dataset, f"{col} IN ({shared})", column, distinct), f"SELECT count(*) FROM ({shared})"
+
+
+def _text(dataset: str, path: str) -> bool:
+    """Whether a column is declared text (whose values a list compares as a GROUP BY or a join does)."""
+    kind = column_type(dataset, path)
+    return kind is not None and (pa.types.is_string(kind) or pa.types.is_large_string(kind))
 
 
 def accepted_values(dataset: str, column: str, values: list[Any]) -> tuple[RowCheck, str]:
@@ -123,11 +128,19 @@ def split(ref: str) -> tuple[str, str]:
 def relationships(source_ref: str, targets: list[str]) -> RowCheck:
     """`relationships`: the rows of `source_ref` whose (non-null) value is in none of the target columns."""
     dataset, path = split(source_ref)
+    pairs = [split(target) for target in targets]
     known = " UNION ALL ".join(
-        f"SELECT {column_sql(p)} FROM {quote(d)} WHERE {column_sql(p)} IS NOT NULL" for d, p in map(split, targets)
+        f"SELECT {column_sql(p)} FROM {quote(d)} WHERE {column_sql(p)} IS NOT NULL" for d, p in pairs
     )
     col = column_sql(path)
-    return RowCheck(dataset, f"{col} IS NOT NULL AND {col} NOT IN ({known})", path)
+    none_fail = None
+    if _text(dataset, path) and all(_text(d, p) for d, p in pairs):
+        # None fails exactly when the target values hold every source value: text compared in lists, byte for byte
+        # as the join compares it, without the join's hash table of the buffer pool (unique() says why).
+        lists = ", ".join(f"coalesce((SELECT list({column_sql(p)}) FROM {quote(d)}), [])" for d, p in pairs)
+        values = f"coalesce(list({col}) FILTER (WHERE {col} IS NOT NULL), [])"
+        none_fail = f"CASE WHEN list_has_all(flatten([{lists}]), {values}) THEN 0 ELSE 1 END"
+    return RowCheck(dataset, f"{col} IS NOT NULL AND {col} NOT IN ({known})", path, none_fail)
 
 
 def expression_is_true(dataset: str, expression: str) -> RowCheck:

@@ -21,9 +21,12 @@ TESTS = """
 - fallback_rate: {max: 0.5}
 - expression_is_true: {name: few_pages, table: metrics, expression: "pages <= 5 AND documents = 2"}
 - language_distribution: {expected: [en], min_share: 0.5}
+- relationships: {name: rendered, column: source, to: page_images.source}
 """
 # The first page's text twice: two rows share a value, within one_text's max_failing.
 ROWS = [*PAGES, {**PAGES[0], "page_num": 3}]
+# Rendered pages of a.pdf alone: b.pdf's result is of no rendered input.
+IMAGES = [{"source": "/in/a.pdf", "page_num": 1}]
 # Singular tests: one whose rows fail (a page with two results), one that finds none (no page in French).
 HEADER = "-- asset: vlm_ocr_outputs\n"
 SINGULAR = {
@@ -52,20 +55,21 @@ def queries(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_one_statement_finds_what_each_test_finds_alone(tmp_path: Path, queries: list[str], ending: str) -> None:
     sql = {**SINGULAR, "twice.sql": SINGULAR["twice.sql"].replace(";\n", f";{ending}\n")}
     tests = load_dir(checks_folder(tmp_path, TESTS, sql)).tests["vlm_ocr_outputs"]
-    partition = Tables(tmp_path, {"vlm_ocr_outputs": ROWS})
+    partition = Tables(tmp_path, {"vlm_ocr_outputs": ROWS, "page_images": IMAGES})
     together = {test.name: outcome for test, outcome in evaluate_all(tests, partition)}
     partition.close()
     if not ending:
-        # The statement, then the queries of the three tests with failing rows: unique's rows and shared values,
-        # has_text's rows, twice.sql's rows.
-        assert len(queries) == 5
-    alone = Tables(tmp_path, {"vlm_ocr_outputs": ROWS})
+        # The statement, then the queries of the four tests with failing rows: unique's rows and shared values,
+        # has_text's rows, twice.sql's rows, rendered's rows.
+        assert len(queries) == 6
+    alone = Tables(tmp_path, {"vlm_ocr_outputs": ROWS, "page_images": IMAGES})
     for test in tests:
         assert together[test.name] == evaluate(test, alone), test.name
     alone.close()
     assert together["one_text"].passed and together["one_text"].metadata["failing_rows"] == 2
     assert not together["has_text"].passed and len(together["has_text"].metadata["sample"]) == 2
     assert not together["twice"].passed and together["french"].passed
+    assert not together["rendered"].passed and together["rendered"].metadata["failing_rows"] == 1
     assert together["few_pages"].passed and together["language_distribution"].metadata["distribution"] == {
         "en": 3, "de": 1, "none": 1
     }  # fmt: skip
@@ -73,8 +77,8 @@ def test_one_statement_finds_what_each_test_finds_alone(tmp_path: Path, queries:
 
 def test_tests_that_pass_cost_one_query(tmp_path: Path, queries: list[str]) -> None:
     tests = load_dir(checks_folder(tmp_path, TESTS)).tests["vlm_ocr_outputs"]
-    passing = [t for t in tests if t.name in {"has_source", "languages", "fallback_rate", "few_pages"}]
-    partition = Tables(tmp_path, {"vlm_ocr_outputs": ROWS})
+    passing = [t for t in tests if t.name in {"has_source", "languages", "fallback_rate", "few_pages", "rendered"}]
+    partition = Tables(tmp_path, {"vlm_ocr_outputs": ROWS, "page_images": [*IMAGES, {"source": "/in/b.pdf"}]})
     outcomes = [outcome for _, outcome in evaluate_all(passing, partition)]
     partition.close()
     assert all(o.passed and o.metadata["sample"] == [] for o in outcomes) and len(queries) == 1
@@ -93,7 +97,7 @@ def test_a_bad_test_among_a_tables_tests_fails_the_load_at_its_own_line(tmp_path
     folder = checks_folder(tmp_path, f"{TESTS}- {bad}\n")
     with pytest.raises(ChecksConfigError) as exc:
         load_dir(folder)
-    assert str(exc.value).startswith(f"{folder / 't.yml'}:12: ") and message in str(exc.value), str(exc.value)
+    assert str(exc.value).startswith(f"{folder / 't.yml'}:13: ") and message in str(exc.value), str(exc.value)
 
 
 def test_a_singular_pivot_is_refused_though_it_binds_nested(tmp_path: Path) -> None:
