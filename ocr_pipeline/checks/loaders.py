@@ -53,7 +53,8 @@ class PartitionData:
         return self._memo[key]
 
     def remember(self, key: str, value: Any) -> None:
-        """Keep a value found ahead of the test that needs it (scan_plan.py: a row test's failing rows)."""
+        """Keep a value found ahead of the test that needs it (scan_plan.py: what a test asked of its asset's
+        statement)."""
         self._memo[key] = value
 
     def recall(self, key: str) -> Any:

@@ -44,7 +44,7 @@ def evaluate(spec: TestSpec, data: PartitionData) -> Outcome:
 
 
 def evaluate_all(tests: Iterable[TestSpec], data: PartitionData) -> Iterator[tuple[TestSpec, Outcome]]:
-    """Run tests on one partition, in order, the row tests of each table judged in one scan first (scan_plan.py)."""
+    """Run tests on one partition, in order, each asset's SQL tests judged in one statement first (scan_plan.py)."""
     tests = list(tests)
     prefetch(tests, data)
     for test in tests:
