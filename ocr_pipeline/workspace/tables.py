@@ -118,8 +118,7 @@ def read_jsonl(workspace: Workspace, key: str) -> list[dict[str, Any]]:
     """Parse a JSONL object; missing objects read as empty."""
     if not workspace.exists(key):
         return []
-    text = workspace.read_bytes(key).decode("utf-8")
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return _json_lines(workspace.read_bytes(key))
 
 
 def gzip_jsonl(documents: Iterable[dict[str, Any]]) -> bytes:
@@ -133,5 +132,10 @@ def gzip_jsonl(documents: Iterable[dict[str, Any]]) -> bytes:
 
 def read_gzip_jsonl(data: bytes) -> list[dict[str, Any]]:
     """Parse a gzipped JSONL shard."""
-    text = gzip.decompress(data).decode("utf-8")
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return _json_lines(gzip.decompress(data))
+
+
+def _json_lines(data: bytes) -> list[dict[str, Any]]:
+    """JSON lines split at newlines alone: str.splitlines also breaks at U+2028, U+0085 and the like, which a page's
+    text may hold raw inside a document's line (the shard is written with ensure_ascii off)."""
+    return [json.loads(line) for line in data.split(b"\n") if line.strip()]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ocr_pipeline.records import PageResult
 from ocr_pipeline.stages.dolma_documents import build_document, document_id, document_markdown
-from ocr_pipeline.workspace.tables import gzip_jsonl, read_gzip_jsonl
+from ocr_pipeline.workspace.storage import LocalWorkspace
+from ocr_pipeline.workspace.tables import gzip_jsonl, jsonl_bytes, read_gzip_jsonl, read_jsonl
 
 
 def _pages() -> list[PageResult]:
@@ -39,3 +42,12 @@ def test_shards_are_byte_identical_and_round_trip() -> None:
 def test_markdown_keeps_page_breaks() -> None:
     doc = build_document("x.pdf", _pages(), added="2026-11-29", total_pages=3)
     assert document_markdown(doc) == "First page.\n\nSecond page.\n"
+
+
+def test_a_shard_whose_text_holds_line_separators_reads_back_whole(tmp_path: Path) -> None:
+    # U+2028 and U+0085 are written raw (ensure_ascii off): str.splitlines would cut the document's line there.
+    docs = [{"id": "a", "text": "one\u2028two\u0085three\rfour"}, {"id": "b", "text": "plain"}]
+    assert read_gzip_jsonl(gzip_jsonl(docs)) == docs
+    ws = LocalWorkspace(str(tmp_path))
+    ws.write_bytes("ledger.jsonl", jsonl_bytes(docs))
+    assert read_jsonl(ws, "ledger.jsonl") == docs
