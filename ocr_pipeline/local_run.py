@@ -78,9 +78,7 @@ class RunSummary:
         trace_log.error("group %s failed: %s\n%s", group, outcome.cause, outcome.trace)
 
 
-def _run_group_in_child(
-    settings: PipelineSettings, group: str, level: str, stream: bool
-) -> tuple[str, GroupOutcome]:
+def _run_group_in_child(settings: PipelineSettings, group: str, level: str, stream: bool) -> tuple[str, GroupOutcome]:
     return group, run_group_outcome(settings, group, console_level=level, stream_pages=stream)
 
 

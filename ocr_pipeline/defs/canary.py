@@ -1,6 +1,5 @@
 """The model canary asset: the configured engine and server on the shipped test pages, before any backfill."""
 
-
 import dataclasses
 from typing import Any
 

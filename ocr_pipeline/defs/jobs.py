@@ -8,6 +8,4 @@ inventory_job = define_asset_job("inventory_job", selection=AssetSelection.asset
 
 # Partitioned by work_groups: Dagster infers it from the selected assets. render_and_ocr is page_images and
 # vlm_ocr_outputs, in one op.
-ocr_job = define_asset_job(
-    "ocr_job", selection=AssetSelection.assets(filtered_pdfs, render_and_ocr, dolma_shards)
-)
+ocr_job = define_asset_job("ocr_job", selection=AssetSelection.assets(filtered_pdfs, render_and_ocr, dolma_shards))

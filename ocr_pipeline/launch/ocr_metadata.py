@@ -84,9 +84,7 @@ def pipes_report(completed: PipesClientCompletedInvocation) -> Mapping[str, Any]
     return reports[-1] if reports else {}
 
 
-def reported_metadata(
-    reported: Mapping[str, Any], uri: str, hourly: float, engine: str, model: str
-) -> dict[str, Any]:
+def reported_metadata(reported: Mapping[str, Any], uri: str, hourly: float, engine: str, model: str) -> dict[str, Any]:
     """The same metadata from a worker's Pipes report (subprocess or pod); the worker's own engine and model win."""
 
     def value(name: str) -> Any:

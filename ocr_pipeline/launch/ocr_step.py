@@ -21,9 +21,7 @@ from ocr_pipeline.workspace.keys import ocr_key
 from ocr_pipeline.workspace.storage import Workspace
 
 
-def run_vlm_worker(
-    context: AssetExecutionContext, settings: PipelineSettings, workspace: Workspace
-) -> dict[str, Any]:
+def run_vlm_worker(context: AssetExecutionContext, settings: PipelineSettings, workspace: Workspace) -> dict[str, Any]:
     """Launch the worker as a subprocess speaking Pipes; its report becomes the materialization's metadata."""
     args, env = worker_invocation(settings, context.partition_key)
     # The child gets our environment too (PATH, AWS settings) plus the worker's own variables, and our pid: if we

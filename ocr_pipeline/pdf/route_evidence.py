@@ -60,9 +60,7 @@ def math_symbols(text: str) -> int:
     """Mathematical symbols and Greek letters outside the formulas the reader converted: maths left as glyphs."""
     rest = _LATEX.sub(" ", text)
     return sum(
-        1
-        for c in rest
-        if (unicodedata.category(c) == "Sm" and c not in _PROSE_SYMBOLS) or "\u0370" <= c <= "\u03ff"
+        1 for c in rest if (unicodedata.category(c) == "Sm" and c not in _PROSE_SYMBOLS) or "\u0370" <= c <= "\u03ff"
     )
 
 

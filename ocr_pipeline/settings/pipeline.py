@@ -160,7 +160,8 @@ class DeploymentSettings:
     sensor_max_groups: int = option(500, "work groups one sensor tick checks (round-robin)", env="SENSOR_MAX_GROUPS")
     sensor_max_runs: int = option(100, "runs one sensor tick requests at most", env="SENSOR_MAX_RUNS")
     sensor_interval_s: int = option(
-        60, "seconds between the work-group sensor's ticks (Dagster's minimum_interval_seconds)",
+        60,
+        "seconds between the work-group sensor's ticks (Dagster's minimum_interval_seconds)",
         env="SENSOR_INTERVAL_S",
     )
     sensor_max_retries: int = option(

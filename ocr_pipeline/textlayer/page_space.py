@@ -34,9 +34,7 @@ class PageSpace:
     def of(cls, page: pdfium.PdfPage) -> PageSpace:
         """The space of a loaded page: its CropBox within its MediaBox (what pdfium draws) and its /Rotate."""
         left, bottom, right, top = page.get_bbox()
-        return cls(
-            min(left, right), min(bottom, top), max(left, right), max(bottom, top), page.get_rotation() % 360
-        )
+        return cls(min(left, right), min(bottom, top), max(left, right), max(bottom, top), page.get_rotation() % 360)
 
     @property
     def turned(self) -> bool:

@@ -45,9 +45,7 @@ class S3ClientSettings:
     aws_session_token: str | None = option(
         None, "session token, for temporary credentials", env="<ROLE>_AWS_SESSION_TOKEN", secret=True
     )
-    endpoint_url: str | None = option(
-        None, "S3-compatible endpoint (MinIO, SeaweedFS, R2)", env="<ROLE>_ENDPOINT_URL"
-    )
+    endpoint_url: str | None = option(None, "S3-compatible endpoint (MinIO, SeaweedFS, R2)", env="<ROLE>_ENDPOINT_URL")
     region_name: str | None = option(None, "region (else boto3's chain)", env="<ROLE>_REGION")
     profile_name: str | None = option(None, "profile in ~/.aws/config", env="<ROLE>_PROFILE")
 

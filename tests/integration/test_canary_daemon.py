@@ -73,9 +73,10 @@ def test_an_unrelated_server_fails_the_canary_and_the_daemon_launches_no_partiti
 ) -> None:
     started = time.monotonic()
     pdfgen.write(tmp_path / "in" / "minutes.pdf", pdfgen.text_pdf([[pdfgen.SENTENCES[i]] for i in range(3)]))
-    with VlmTestServer(model="olmocr-test", text_for=lambda key: UNRELATED) as server, _stack(
-        tmp_path, server.url
-    ) as stack:
+    with (
+        VlmTestServer(model="olmocr-test", text_for=lambda key: UNRELATED) as server,
+        _stack(tmp_path, server.url) as stack,
+    ):
         verdict = _canary_fails_and_nothing_launches(tmp_path, stack)
         assert float(str(verdict["pass_rate"])) < 0.35
 

@@ -81,8 +81,9 @@ def test_a_page_that_fails_every_attempt_costs_its_document_not_its_group(corpus
     assert all(span[2] == 0 for d in docs for span in d["attributes"][FALLBACK_ATTRIBUTE])
     [line] = read_jsonl(ws / rejected_key(GROUP))
     assert line["source"].endswith("letter_07.pdf") and line["reason"] == "too_many_fallback_pages"
-    assert "1 of 1 pages fell back" in line["detail"] and "page 1: degenerate answer: duplicated paragraph" in (
-        line["detail"]
+    assert (
+        "1 of 1 pages fell back" in line["detail"]
+        and "page 1: degenerate answer: duplicated paragraph" in (line["detail"])
     )
     # The bad page was asked at every temperature; every other page once.
     assert "documents:      33" in proc.stdout and "rejected:       1 (too_many_fallback_pages=1)" in proc.stdout

@@ -53,9 +53,7 @@ def test_the_wheel_lists_every_package_and_the_image_copies_every_mapped_folder(
 def test_nothing_in_the_package_reaches_outside_it() -> None:
     # Paths built from __file__ break once the package is installed as a wheel: importlib.resources instead.
     offenders = [
-        str(p.relative_to(REPO))
-        for p in PACKAGE.rglob("*.py")
-        if re.search(r"__file__|\.parents\[", p.read_text())
+        str(p.relative_to(REPO)) for p in PACKAGE.rglob("*.py") if re.search(r"__file__|\.parents\[", p.read_text())
     ]
     assert offenders == []
 

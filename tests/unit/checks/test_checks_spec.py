@@ -134,7 +134,7 @@ def test_old_expressions_translate_to_sql_with_their_old_rules() -> None:
     ],
 )
 def test_oversized_expressions_are_refused_at_load_with_file_line(tmp_path: Path, source: str, message: str) -> None:
-    path = _write(tmp_path, f"assets:\n  dolma_shards:\n    tests:\n      - expression: {{sql_like: \"{source}\"}}\n")
+    path = _write(tmp_path, f'assets:\n  dolma_shards:\n    tests:\n      - expression: {{sql_like: "{source}"}}\n')
     with pytest.raises(ChecksConfigError) as exc:
         load_file(path)
     assert str(exc.value).startswith(f"{path}:4: ") and message in str(exc.value)

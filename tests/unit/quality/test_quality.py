@@ -18,8 +18,10 @@ from tests.support.builders import pdfgen
 from tests.support.real_pages import real_page_texts
 from tests.support.vlm_answers import GERMAN
 
-GERMAN_MORE = ("Im Herbst beschloss der Gemeinderat, die alte Brücke über den Mühlbach zu erneuern, weil die "
-               "Pfeiler bei jedem Hochwasser weiter ausgespült wurden und die Feuerwehr einen Umweg fahren musste.")
+GERMAN_MORE = (
+    "Im Herbst beschloss der Gemeinderat, die alte Brücke über den Mühlbach zu erneuern, weil die "
+    "Pfeiler bei jedem Hochwasser weiter ausgespült wurden und die Feuerwehr einen Umweg fahren musste."
+)
 PROSE = ("The committee met on Tuesday to review the budget. Members raised questions about the cost of the new "
          "library wing, and the chair promised a written answer before the next session.")  # fmt: skip
 LOOPS = {

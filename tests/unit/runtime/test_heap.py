@@ -39,4 +39,3 @@ def test_freed_blocks_below_a_live_one_are_returned_when_asked() -> None:
     after = _rss_mb()
     libc.free(keeper)
     assert before - after > 80, (before, after)
-
