@@ -114,6 +114,11 @@ def prompt_version() -> str:
 PROMPT_VERSION = prompt_version()
 
 
+# libyaml's safe loader where PyYAML was built with it: the same YAML 1.1 reading as SafeLoader at an eighth of the
+# CPU (0.025 against 0.2 ms a reply), which every page's reply pays.
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _as_bool(key: str, value: Any) -> bool:
     if isinstance(value, bool):
         return value
@@ -145,7 +150,7 @@ def parse_content(content: str) -> tuple[dict[str, Any], str]:
     raw = content[4:end]
     text = content[end + 4 :].strip()
     try:
-        data = yaml.safe_load(raw) or {}
+        data = yaml.load(raw, Loader=_SAFE_LOADER) or {}
     except yaml.YAMLError as exc:
         raise ReplyError("front_matter", f"front matter is not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
