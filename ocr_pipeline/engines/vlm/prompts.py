@@ -152,7 +152,7 @@ def parse_content(content: str) -> tuple[dict[str, Any], str]:
     try:
         data = yaml.load(raw, Loader=_SAFE_LOADER) or {}
     except yaml.YAMLError as exc:
-        raise ReplyError("front_matter", f"front matter is not valid YAML: {exc}") from exc
+        raise ReplyError("front_matter", f"front matter is not valid YAML: {' '.join(str(exc).split())}") from exc
     if not isinstance(data, dict):
         raise ReplyError("front_matter", "front matter is not a mapping")
     missing = [k for k in FRONT_MATTER_KEYS if k not in data]
