@@ -11,7 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from dagster import AssetKey, DagsterInstance
 
+from ocr_pipeline.defs.materialize import run_group, run_inventory
+from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.dolma_documents import ROUTE_ATTRIBUTE
 from ocr_pipeline.workspace.keys import dolma_key, done_key, ocr_key
 from ocr_pipeline.workspace.storage import LocalWorkspace
@@ -81,6 +84,25 @@ def test_routed_pages_never_reach_the_server_and_every_route_is_recorded(corpus:
     # The routed text is the reader's layout of the page: the running head and page numbers left out.
     assert "Proceedings of the Parish Council" not in docs["report.pdf"]["text"]
     assert docs["report.pdf"]["text"].startswith(route_pdfs.prose_paragraphs(4, 11)[0][:40])
+
+
+def test_dagster_route_config_shows_pages_routed_and_the_gpu_cost_saved(corpus: Path, tmp_path: Path) -> None:
+    """The same group through Dagster (the worker in its own process, its report back through Pipes), with `route`
+    set in the run's settings as a code location sets it: the UI's metadata counts both routes and prices the saving."""
+    with VlmTestServer(model="olmocr", text_for=right_answers(corpus)) as server:
+        settings = PipelineSettings(workspace=str(tmp_path / "ws"), pdfs=[str(corpus)], server=server.url,
+                                    model="olmocr", route="auto", hourly_cost_usd=3.6)  # fmt: skip
+        instance = DagsterInstance.ephemeral()
+        [group] = run_inventory(settings, instance)
+        assert run_group(settings, group, instance)
+        asked = {r.page_key for r in server.completed()}
+    assert asked == _keys(corpus, list(TO_MODEL))
+    meta = instance.get_latest_materialization_event(AssetKey("vlm_ocr_outputs")).asset_materialization.metadata
+    assert (meta["pages"].value, meta["pages_to_model"].value, meta["pages_routed"].value) == (12, 6, 6)
+    # Six routed pages priced at the group's own seconds a page the model read, at $3.60 an hour ($0.001 a second).
+    per_page_s = meta["seconds"].value / 6
+    assert meta["gpu_seconds_saved"].value == pytest.approx(6 * per_page_s, abs=0.1)
+    assert meta["gpu_usd_saved"].value == pytest.approx(meta["gpu_seconds_saved"].value / 1000, abs=1e-3)
 
 
 def _again(corpus: Path, ws: Path, server: VlmTestServer, route: str) -> subprocess.CompletedProcess[str]:
