@@ -35,11 +35,9 @@ from ocr_pipeline.checks.registry import evaluate_all
 from ocr_pipeline.checks.spec import load_dir, shipped_checks_dir
 from ocr_pipeline.records import PageResult
 from ocr_pipeline.stages.dolma_documents import build_document
-from ocr_pipeline.stages.filtered_pdfs import FILTERED_SCHEMA
 from ocr_pipeline.stages.page_images import PAGES_SCHEMA
-from ocr_pipeline.stages.pdf_inventory import INVENTORY_SCHEMA
-from ocr_pipeline.stages.vlm_ocr_outputs import OCR_SCHEMA
 from ocr_pipeline.workspace.keys import dolma_key, filtered_key, inventory_key, ocr_key, pages_key, rejected_key
+from ocr_pipeline.workspace.manifest_schemas import FILTERED_SCHEMA, INVENTORY_SCHEMA, OCR_SCHEMA
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import gzip_jsonl, write_jsonl, write_table
 

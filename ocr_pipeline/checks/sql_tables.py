@@ -1,8 +1,8 @@
 """The tables a check's SQL reads: their names, columns (Arrow schemas), identifying columns and metrics.
 
 These schemas are what a query is bound against when the code location loads (empty tables of the right columns), so
-an unknown table or column fails the load with the file and line. The three manifest schemas repeat the stages' own
-(a check may not import a stage: they share a layer); tests/unit/checks/test_sql_tables.py keeps them equal.
+an unknown table or column fails the load with the file and line. The three manifests' are the ones their stages
+write (workspace/manifest_schemas.py); the page images' are the page rows' without the PNG.
 """
 
 from __future__ import annotations
@@ -13,64 +13,11 @@ import pyarrow as pa
 
 from ocr_pipeline.pdf.page_rows import PAGE_SCHEMA
 from ocr_pipeline.quality import QUALITY_ATTRIBUTES
+from ocr_pipeline.workspace.manifest_schemas import FILTERED_SCHEMA, INVENTORY_SCHEMA, OCR_SCHEMA
 
-INVENTORY_COLUMNS = pa.schema(
-    [
-        ("source", pa.string()),
-        ("rel_path", pa.string()),
-        ("kind", pa.string()),
-        ("location", pa.string()),
-        ("size", pa.int64()),
-        ("sha256", pa.string()),
-        ("etag", pa.string()),
-        ("page_count", pa.int32()),
-        ("probed", pa.bool_()),
-        ("status", pa.string()),
-        ("reason", pa.string()),
-        ("detail", pa.string()),
-        ("group", pa.string()),
-        ("added", pa.string()),
-    ]
-)
-FILTERED_COLUMNS = pa.schema(
-    [
-        ("source", pa.string()),
-        ("sha256", pa.string()),
-        ("page_count", pa.int32()),
-        ("keep", pa.bool_()),
-        ("reason", pa.string()),
-        ("detail", pa.string()),
-    ]
-)
 # Page images are megabytes each: the table has every column of pages/<group>.parquet but `png`.
 PAGE_COLUMNS = pa.schema(
     [("source", pa.string()), ("sha256", pa.string()), *(f for f in PAGE_SCHEMA if f.name != "png")]
-)
-OCR_COLUMNS = pa.schema(
-    [
-        ("source", pa.string()),
-        ("sha256", pa.string()),
-        ("page_num", pa.int32()),
-        ("text", pa.string()),
-        ("primary_language", pa.string()),
-        ("is_rotation_valid", pa.bool_()),
-        ("rotation_correction", pa.int32()),
-        ("is_table", pa.bool_()),
-        ("is_diagram", pa.bool_()),
-        ("engine", pa.string()),
-        ("model", pa.string()),
-        ("is_fallback", pa.bool_()),
-        ("input_tokens", pa.int64()),
-        ("output_tokens", pa.int64()),
-        ("attempts", pa.int32()),
-        ("error", pa.string()),
-        ("elapsed_s", pa.float64()),
-        ("memo_hit", pa.bool_()),
-        ("extra", pa.string()),
-        ("route", pa.string()),
-        ("route_reasons", pa.string()),
-        ("quality", pa.string()),
-    ]
 )
 _SPANS = pa.list_(pa.list_(pa.float64()))  # Dolma attribute spans [[start, end, value], ...]
 DOLMA_COLUMNS = pa.schema(
@@ -119,10 +66,10 @@ REJECTED_COLUMNS = pa.schema(
 
 # Table name -> its columns. `metrics` (below) is the one-row table of the checked asset's metrics.
 SCHEMAS: dict[str, pa.Schema] = {
-    "pdf_inventory": INVENTORY_COLUMNS,
-    "filtered_pdfs": FILTERED_COLUMNS,
+    "pdf_inventory": INVENTORY_SCHEMA,
+    "filtered_pdfs": FILTERED_SCHEMA,
     "page_images": PAGE_COLUMNS,
-    "vlm_ocr_outputs": OCR_COLUMNS,
+    "vlm_ocr_outputs": OCR_SCHEMA,
     "dolma_shards": DOLMA_COLUMNS,
     "rejected": REJECTED_COLUMNS,
 }

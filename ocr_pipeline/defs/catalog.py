@@ -13,10 +13,8 @@ from typing import Any
 import pyarrow as pa
 from dagster import AssetsDefinition, AssetSpec, BetaWarning, TableColumn, TableSchema, with_source_code_references
 
-from ocr_pipeline.stages.filtered_pdfs import FILTERED_SCHEMA
-from ocr_pipeline.stages.ocr_manifest import OCR_SCHEMA
 from ocr_pipeline.stages.page_images import PAGES_SCHEMA
-from ocr_pipeline.stages.pdf_inventory import INVENTORY_SCHEMA
+from ocr_pipeline.workspace.manifest_schemas import FILTERED_SCHEMA, INVENTORY_SCHEMA, OCR_SCHEMA
 
 # Three groups, in the order a partition goes through them.
 INVENTORY_GROUP = "inventory"

@@ -8,8 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import pyarrow as pa
-
 from ocr_pipeline.inputs.fetch import InputMissing, open_input
 from ocr_pipeline.pdf.input_facts import probe_location
 from ocr_pipeline.pdf.sandbox.parent import PdfSandbox, SandboxAborted
@@ -18,19 +16,9 @@ from ocr_pipeline.settings import DEFAULT_PDF_MEMORY_MB
 from ocr_pipeline.stages.pdf_inventory import read_group
 from ocr_pipeline.workspace.keys import filtered_key
 from ocr_pipeline.workspace.ledger import write_stage_rejections
+from ocr_pipeline.workspace.manifest_schemas import FILTERED_SCHEMA
 from ocr_pipeline.workspace.storage import Workspace
 from ocr_pipeline.workspace.tables import write_table
-
-FILTERED_SCHEMA = pa.schema(
-    [
-        ("source", pa.string()),
-        ("sha256", pa.string()),
-        ("page_count", pa.int32()),
-        ("keep", pa.bool_()),
-        ("reason", pa.string()),
-        ("detail", pa.string()),
-    ]
-)
 
 
 @dataclass

@@ -7,8 +7,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-import pyarrow as pa
-
 from ocr_pipeline.inputs.archives import ExpansionBudget, remove_done_members
 from ocr_pipeline.inputs.specs import resolve_inputs
 from ocr_pipeline.pdf.input_facts import probe_location
@@ -18,27 +16,10 @@ from ocr_pipeline.stages.inventory_index import append_index, read_known_rows, r
 from ocr_pipeline.stages.inventory_rows import input_rows
 from ocr_pipeline.workspace.faults import fault_point
 from ocr_pipeline.workspace.keys import INVENTORY_PREFIX, inventory_key
+from ocr_pipeline.workspace.manifest_schemas import INVENTORY_SCHEMA
 from ocr_pipeline.workspace.storage import Workspace
 from ocr_pipeline.workspace.tables import read_rows, table_bytes
 
-INVENTORY_SCHEMA = pa.schema(
-    [
-        ("source", pa.string()),
-        ("rel_path", pa.string()),
-        ("kind", pa.string()),
-        ("location", pa.string()),  # a local path, an s3:// URI, or `ws:<key>` for a copy in the workspace
-        ("size", pa.int64()),
-        ("sha256", pa.string()),
-        ("etag", pa.string()),
-        ("page_count", pa.int32()),  # an estimate until `probed`
-        ("probed", pa.bool_()),  # S3 inputs are read by the filter stage, not by the scan
-        ("status", pa.string()),  # "ok" or "rejected"
-        ("reason", pa.string()),
-        ("detail", pa.string()),
-        ("group", pa.string()),
-        ("added", pa.string()),  # ISO date the input was first inventoried: Dolma's `added`
-    ]
-)
 # S3 inputs are not downloaded by the scan; their page count for grouping is the mean of a few sampled ones.
 PAGE_ESTIMATE_SAMPLES = 5
 

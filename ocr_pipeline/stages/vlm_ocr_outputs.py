@@ -15,9 +15,10 @@ from ocr_pipeline.records import UNREADABLE_PAGE_PREFIX, PageInput, PageResult
 from ocr_pipeline.routing.router import MODEL, TEXT_LAYER, PageRouter, route_of
 from ocr_pipeline.settings import DEFAULT_PDF_MEMORY_MB
 from ocr_pipeline.stages.fallback_layouts import FallbackLayouts, RowUpgrade, is_plain, with_layouts
-from ocr_pipeline.stages.ocr_manifest import OCR_SCHEMA, OcrResult
+from ocr_pipeline.stages.ocr_manifest import OcrResult
 from ocr_pipeline.workspace.keys import ocr_key, pages_key
 from ocr_pipeline.workspace.ledger import read_stage_rejections
+from ocr_pipeline.workspace.manifest_schemas import OCR_SCHEMA
 from ocr_pipeline.workspace.memo import PageMemo
 from ocr_pipeline.workspace.storage import Workspace
 from ocr_pipeline.workspace.tables import iter_batches, write_table

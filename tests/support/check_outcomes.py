@@ -21,10 +21,9 @@ from ocr_pipeline.checks.loaders import PartitionData
 from ocr_pipeline.checks.spec import load_dir, shipped_checks_dir
 from ocr_pipeline.local_run import run_local
 from ocr_pipeline.settings import PipelineSettings, samples_dir
-from ocr_pipeline.stages.filtered_pdfs import FILTERED_SCHEMA
 from ocr_pipeline.stages.page_images import PAGES_SCHEMA
-from ocr_pipeline.stages.vlm_ocr_outputs import OCR_SCHEMA
 from ocr_pipeline.workspace.keys import dolma_key, filtered_key, ocr_key, pages_key
+from ocr_pipeline.workspace.manifest_schemas import FILTERED_SCHEMA, OCR_SCHEMA
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import gzip_jsonl, read_gzip_jsonl, read_rows, write_table
 

@@ -16,8 +16,8 @@ from ocr_pipeline.checks.loaders import PartitionData
 from ocr_pipeline.checks.registry import implementations
 from ocr_pipeline.checks.spec import TEST_TYPES, ChecksConfigError, load_dir, load_file, shipped_checks_dir
 from ocr_pipeline.defs.checks import build_asset_checks, check_description, check_result
-from ocr_pipeline.stages.filtered_pdfs import FILTERED_SCHEMA
 from ocr_pipeline.workspace.keys import filtered_key
+from ocr_pipeline.workspace.manifest_schemas import FILTERED_SCHEMA
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import write_table
 

@@ -15,9 +15,8 @@ from ocr_pipeline.checks.spec import ChecksConfigError, load_file, shipped_check
 from ocr_pipeline.local_run import run_local
 from ocr_pipeline.settings import PipelineSettings
 from ocr_pipeline.stages.page_images import PAGES_SCHEMA
-from ocr_pipeline.stages.pdf_inventory import INVENTORY_SCHEMA
-from ocr_pipeline.stages.vlm_ocr_outputs import OCR_SCHEMA
 from ocr_pipeline.workspace.keys import dolma_key, inventory_key, ocr_key, pages_key, rejected_key
+from ocr_pipeline.workspace.manifest_schemas import INVENTORY_SCHEMA, OCR_SCHEMA
 from ocr_pipeline.workspace.storage import LocalWorkspace
 from ocr_pipeline.workspace.tables import gzip_jsonl, read_gzip_jsonl, read_rows, write_jsonl, write_table
 from tests.support.builders import pdfgen

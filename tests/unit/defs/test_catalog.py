@@ -11,7 +11,8 @@ from ocr_pipeline.launch.ocr_metadata import ocr_metadata
 from ocr_pipeline.records import Rejection
 from ocr_pipeline.settings import DeploymentSettings, PipelineSettings, deployment_from_env
 from ocr_pipeline.stages.page_images import PAGES_SCHEMA
-from ocr_pipeline.stages.vlm_ocr_outputs import OCR_SCHEMA, OcrResult
+from ocr_pipeline.stages.vlm_ocr_outputs import OcrResult
+from ocr_pipeline.workspace.manifest_schemas import OCR_SCHEMA
 
 
 def _graph(owners: list[str], workspace: str = "/ws") -> object:
