@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import gzip
 import io
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,7 +15,7 @@ from ocr_pipeline.checks.sql_session import QueryLimits, SqlSession
 from ocr_pipeline.checks.sql_tables import SCHEMAS
 from ocr_pipeline.workspace.keys import dolma_key, filtered_key, inventory_key, ocr_key, pages_key, rejected_key
 from ocr_pipeline.workspace.storage import Workspace
-from ocr_pipeline.workspace.tables import read_jsonl
+from ocr_pipeline.workspace.tables import read_gzip_jsonl, read_jsonl
 
 # The parquet outputs and the columns a check never reads (page images are megabytes each).
 PARQUET_KEYS = {
@@ -108,7 +106,7 @@ class PartitionData:
             return read_jsonl(ws, rejected_key(g))
         if dataset == "dolma_shards":
             found = self._object(dolma_key(g))
-            return _read_shard(found.read_bytes() if isinstance(found, Path) else found)
+            return read_gzip_jsonl(found.read_bytes() if isinstance(found, Path) else found)
         return _read_parquet(self._object(PARQUET_KEYS[dataset](g)))
 
     def _object(self, key: str) -> Path | bytes:
@@ -120,13 +118,6 @@ class PartitionData:
         if local is not None or not self.workspace.exists(key):
             raise MissingOutput(f"{key} does not exist in {self.workspace.uri}")
         return self.workspace.read_bytes(key)
-
-
-def _read_shard(data: bytes) -> list[dict[str, Any]]:
-    """A gzipped JSON-lines shard's documents: lines end at a newline alone, as JSON lines do (str.splitlines would
-    also split inside a document's text at U+2028 and its kin), and each is parsed from its bytes, not decoded to
-    text first (4.0 -> 3.6 ms for a 500-page group's shard)."""
-    return [json.loads(line) for line in gzip.decompress(data).split(b"\n") if line.strip()]
 
 
 def _read_parquet(found: Path | bytes) -> pa.Table:

@@ -1,4 +1,4 @@
-"""The columns of the three stage manifests that checks read as well as write: one definition for both.
+"""The columns of the three stage manifests that the stages write and checks read: one definition for both.
 
 The inventory (`inventory/<group>.parquet`), the filter stage's decisions (`manifests/filtered/<group>.parquet`) and
 the OCR manifest (`manifests/ocr/<group>.parquet`). The stages write them and checks/ binds its SQL against them;
@@ -60,7 +60,7 @@ OCR_SCHEMA = pa.schema(
         ("elapsed_s", pa.float64()),
         ("memo_hit", pa.bool_()),
         ("extra", pa.string()),
-        # `route auto` (stages/page_routes.py): "text_layer" (read from its layer) or "model", and why it could not
+        # `route auto` (routing/router.py): "text_layer" (read from its layer) or "model", and why it could not
         # be read from its layer (a JSON list); null where the run did not route.
         ("route", pa.string()),
         ("route_reasons", pa.string()),

