@@ -83,7 +83,7 @@ def test_a_page_that_fails_every_attempt_costs_its_document_not_its_group(corpus
     assert line["source"].endswith("letter_07.pdf") and line["reason"] == "too_many_fallback_pages"
     assert (
         "1 of 1 pages fell back" in line["detail"]
-        and "page 1: degenerate answer: duplicated paragraph" in (line["detail"])
+        and "page 1: degenerate answer: duplicated paragraph" in line["detail"]
     )
     # The bad page was asked at every temperature; every other page once.
     assert "documents:      33" in proc.stdout and "rejected:       1 (too_many_fallback_pages=1)" in proc.stdout

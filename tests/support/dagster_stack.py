@@ -123,11 +123,9 @@ class DagsterStack:
             errors = [m for m in ((e["locationOrLoadError"] or {}).get("message") for e in entries) if m]
             if errors:  # the code location failed to load: no point waiting for it
                 raise RuntimeError(f"the code location did not load: {errors[0][-3000:]}")
-            return (
-                {"repositoryName": nodes[0]["name"], "repositoryLocationName": nodes[0]["location"]["name"]}
-                if (nodes)
-                else None
-            )
+            if not nodes:
+                return None
+            return {"repositoryName": nodes[0]["name"], "repositoryLocationName": nodes[0]["location"]["name"]}
 
         self.repository = wait_for("the code location to load in the webserver", loaded, timeout_s)
         self._spawn("daemon", [str(BIN / "dagster-daemon"), "run", *w])
