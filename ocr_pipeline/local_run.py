@@ -21,7 +21,7 @@ from tqdm import tqdm
 from ocr_pipeline.defs.gate_stops import GateStop
 from ocr_pipeline.defs.materialize import GroupOutcome, new_instance, run_group_outcome, run_inventory
 from ocr_pipeline.progress import TqdmProgress
-from ocr_pipeline.runtime.stop_signals import stop_on_sigterm
+from ocr_pipeline.runtime.stop_signals import StopSignalWatch, stop_on_sigterm
 from ocr_pipeline.settings import PipelineSettings, deployment_from_env
 from ocr_pipeline.stages.pdf_inventory import list_groups, read_group
 from ocr_pipeline.workspace.commit import pending_groups
@@ -91,36 +91,42 @@ def run_local(settings: PipelineSettings, *, show_progress: bool = True, verbose
     # A client configured as the assets' `workspace_s3` is (the same role variables), for reading it after the run.
     workspace = open_workspace(settings.workspace, env_client_for("workspace", settings.workspace))
     instance = new_instance()
-    run_inventory(settings, instance)
-    stop_on_sigterm()  # Dagster's run gave SIGTERM SIGINT's handler, ignored in a background job
-    # Only the done marker counts: a shard without it is a group that stopped midway through its commit.
-    pending = pending_groups(workspace, list_groups(workspace))
-    summary = RunSummary(groups=len(pending))
-    log.info("inventory of %s: %d groups to run %s", settings.workspace, len(pending), pending[:20])
-    # Read once here and passed to every group's run (the op never reads the environment).
-    stream = deployment_from_env().stream_pages
-    if settings.server and stream and len(pending) > 1:
-        run_overlapped(settings, pending, level, show_progress, summary)
-    elif settings.workers > 1 and len(pending) > 1:
-        # Separate processes: the CPU engine and rendering hold the GIL, threads would not scale.
-        context = multiprocessing.get_context("spawn")
-        with (
-            ProcessPoolExecutor(settings.workers, mp_context=context) as pool,
-            tqdm(total=len(pending), unit="group", desc="groups", disable=not show_progress) as bar,
-        ):
-            futures = [pool.submit(_run_group_in_child, settings, g, level, stream) for g in pending]
-            for future in as_completed(futures):
-                group, outcome = future.result()
-                bar.update(1)
+    # A signal Dagster's handler noted outside a step's code ends that run as a success: the watch still hears it.
+    with StopSignalWatch() as watch:
+        run_inventory(settings, instance)
+        watch.raise_if_stopped()
+        stop_on_sigterm()  # Dagster's run gave SIGTERM SIGINT's handler, ignored in a background job
+        # Only the done marker counts: a shard without it is a group that stopped midway through its commit.
+        pending = pending_groups(workspace, list_groups(workspace))
+        summary = RunSummary(groups=len(pending))
+        log.info("inventory of %s: %d groups to run %s", settings.workspace, len(pending), pending[:20])
+        # Read once here and passed to every group's run (the op never reads the environment).
+        stream = deployment_from_env().stream_pages
+        if settings.server and stream and len(pending) > 1:
+            run_overlapped(settings, pending, level, show_progress, summary)
+        elif settings.workers > 1 and len(pending) > 1:
+            # Separate processes: the CPU engine and rendering hold the GIL, threads would not scale.
+            context = multiprocessing.get_context("spawn")
+            with (
+                ProcessPoolExecutor(settings.workers, mp_context=context) as pool,
+                tqdm(total=len(pending), unit="group", desc="groups", disable=not show_progress) as bar,
+            ):
+                futures = [pool.submit(_run_group_in_child, settings, g, level, stream) for g in pending]
+                for future in as_completed(futures):
+                    group, outcome = future.result()
+                    bar.update(1)
+                    summary.record(group, outcome)
+        else:
+            progress = TqdmProgress(disable=not show_progress)
+            for index, group in enumerate(pending, 1):
+                progress.prefix = f"[{index}/{len(pending)}] "
+                outcome = run_group_outcome(
+                    settings, group, instance, progress, console_level=level, stream_pages=stream
+                )
+                stop_on_sigterm()
+                watch.raise_if_stopped()
                 summary.record(group, outcome)
-    else:
-        progress = TqdmProgress(disable=not show_progress)
-        for index, group in enumerate(pending, 1):
-            progress.prefix = f"[{index}/{len(pending)}] "
-            outcome = run_group_outcome(settings, group, instance, progress, console_level=level, stream_pages=stream)
-            stop_on_sigterm()
-            summary.record(group, outcome)
-        progress.close()
+            progress.close()
     for group in pending:
         if group not in summary.failed_groups:
             _account(workspace, group, summary)
