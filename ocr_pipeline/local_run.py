@@ -3,23 +3,17 @@
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
-import queue
 import tempfile
 import textwrap
-import threading
 import time
 from collections import Counter
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tqdm import tqdm
-
 from ocr_pipeline.defs.gate_stops import GateStop
 from ocr_pipeline.defs.materialize import GroupOutcome, new_instance, run_group_outcome, run_inventory
+from ocr_pipeline.defs.parallel_groups import run_in_processes, run_overlapped
 from ocr_pipeline.progress import TqdmProgress
 from ocr_pipeline.runtime.stop_signals import StopSignalWatch, stop_on_sigterm
 from ocr_pipeline.settings import PipelineSettings, deployment_from_env
@@ -78,10 +72,6 @@ class RunSummary:
         trace_log.error("group %s failed: %s\n%s", group, outcome.cause, outcome.trace)
 
 
-def _run_group_in_child(settings: PipelineSettings, group: str, level: str, stream: bool) -> tuple[str, GroupOutcome]:
-    return group, run_group_outcome(settings, group, console_level=level, stream_pages=stream)
-
-
 def run_local(settings: PipelineSettings, *, show_progress: bool = True, verbose: bool = True) -> RunSummary:
     """Inventory the inputs, then run every group without a shard yet; resumable by design."""
     started = time.monotonic()
@@ -103,19 +93,10 @@ def run_local(settings: PipelineSettings, *, show_progress: bool = True, verbose
         # Read once here and passed to every group's run (the op never reads the environment).
         stream = deployment_from_env().stream_pages
         if settings.server and stream and len(pending) > 1:
-            run_overlapped(settings, pending, level, show_progress, summary)
+            run_overlapped(settings, pending, level, show_progress, summary.record)
         elif settings.workers > 1 and len(pending) > 1:
             # Separate processes: the CPU engine and rendering hold the GIL, threads would not scale.
-            context = multiprocessing.get_context("spawn")
-            with (
-                ProcessPoolExecutor(settings.workers, mp_context=context) as pool,
-                tqdm(total=len(pending), unit="group", desc="groups", disable=not show_progress) as bar,
-            ):
-                futures = [pool.submit(_run_group_in_child, settings, g, level, stream) for g in pending]
-                for future in as_completed(futures):
-                    group, outcome = future.result()
-                    bar.update(1)
-                    summary.record(group, outcome)
+            run_in_processes(settings, pending, level, stream, show_progress, summary.record)
         else:
             progress = TqdmProgress(disable=not show_progress)
             for index, group in enumerate(pending, 1):
@@ -134,71 +115,6 @@ def run_local(settings: PipelineSettings, *, show_progress: bool = True, verbose
     for line in summary_lines(summary):
         log.info("summary: %s", line)
     return summary
-
-
-def run_overlapped(
-    settings: PipelineSettings, pending: list[str], level: str, show_progress: bool, summary: RunSummary
-) -> None:
-    """Run the groups' jobs in threads of this process, the next one starting as soon as a running one reports
-    page_images materialized (its render_and_ocr op yields that when rendering ends): the VLM server gets the next
-    group's pages while the last answers of the previous group come back, so it never drains at a group boundary.
-
-    At most `workers` groups render at once and `workers + 2` runs are open: the others are waiting for their
-    last answers, and with small groups one such group alone does not keep the server full. Their queued pages
-    share one byte budget (page_stream.PROCESS_QUEUE_BUDGET), so memory does not grow with the open runs.
-    Threads suffice here: pages render in each group's sandbox child and OCR runs on the server, so this
-    process only moves bytes. Each run gets its own Dagster instance (instances are not shared across threads).
-    """
-    rendering = threading.Semaphore(settings.workers)
-    open_runs = threading.Semaphore(settings.workers + 2)
-    outcomes: queue.Queue[tuple[str, GroupOutcome | BaseException]] = queue.Queue()
-
-    def run_one(group: str, progress: TqdmProgress, release_render: Callable[[], None]) -> None:
-        try:
-            outcomes.put((group, run_group_outcome(settings, group, None, progress, on_rendered=release_render,
-                                                   console_level=level)))  # fmt: skip
-        except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which raises it
-            outcomes.put((group, exc))
-        finally:
-            progress.close()
-            release_render()  # a run that failed before rendering ended frees its slot here
-            open_runs.release()
-
-    threads = []
-    for index, group in enumerate(pending, 1):
-        _acquire(open_runs)
-        _acquire(rendering)
-        release_render = _once(rendering.release)
-        progress = TqdmProgress(f"[{index}/{len(pending)}] ", disable=not show_progress)
-        thread = threading.Thread(
-            target=run_one, args=(group, progress, release_render), name=f"group-{group}", daemon=True
-        )
-        thread.start()
-        threads.append(thread)
-    for thread in threads:
-        while thread.is_alive():
-            thread.join(0.5)  # short waits: Ctrl-C reaches the main thread at once
-    while not outcomes.empty():
-        group, outcome = outcomes.get()
-        if isinstance(outcome, BaseException):
-            raise outcome
-        summary.record(group, outcome)
-
-
-def _acquire(semaphore: threading.Semaphore) -> None:
-    while not semaphore.acquire(timeout=0.5):  # short waits: Ctrl-C reaches the main thread at once
-        pass
-
-
-def _once(release: Callable[[], None]) -> Callable[[], None]:
-    """`release`, callable any number of times but acting once (page_images' event and the run's end call it)."""
-    first = threading.Lock()  # taken by the first call, never given back
-
-    def call() -> None:
-        if first.acquire(blocking=False):
-            release()
-
-    return call
 
 
 def _account(workspace: Workspace, group: str, summary: RunSummary) -> None:

@@ -72,3 +72,15 @@ class StopSignalWatch:
         """Raise KeyboardInterrupt, as Ctrl-C does, if a stop signal arrived since the watch started."""
         if self.heard_stop():
             raise KeyboardInterrupt
+
+
+def pool_worker_signals() -> None:
+    """In a process running groups for a parent: SIGINT is the parent's to act on, SIGTERM ends this one when idle.
+
+    The parent hears Ctrl-C (a terminal sends it to every process of the job) and sends each worker SIGTERM: a
+    Dagster run stops on it as on Ctrl-C, and an idle worker ends at once, with no traceback. Call it again after each
+    run: Dagster leaves SIGTERM with SIGINT's disposition, here ignored.
+    """
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)

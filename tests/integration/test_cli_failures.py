@@ -131,16 +131,19 @@ def test_an_unwritable_workspace_is_one_line(tmp_path: Path) -> None:
 GROUPS = 8  # one-page groups of a run SIGTERM stops once two are done
 
 
-@pytest.mark.parametrize("background", [False, True], ids=["foreground", "background job"])
-def test_sigterm_stops_the_run_and_the_rerun_completes(tmp_path: Path, background: bool) -> None:
+@pytest.mark.parametrize(
+    ("background", "workers"), [(False, 1), (True, 1), (True, 2)], ids=["foreground", "background job", "2 workers"]
+)
+def test_sigterm_stops_the_run_and_the_rerun_completes(tmp_path: Path, background: bool, workers: int) -> None:
     # `kill PID` must stop a run as Ctrl-C does, not fail one group and go on with the rest; in a background job
     # (SIGINT ignored, as a shell's `&` leaves it) Dagster used to hand SIGTERM that ignored SIGINT's disposition.
+    # With worker processes the pool went on with every queued group, and a worker left behind held the pipes open.
     folder = tmp_path / "in"
     for k in range(GROUPS):
         pdfgen.write(folder / f"doc {k:02d}.pdf", corpora.numbered_pdf(f"doc{k:02d}", 1))
     ws = tmp_path / "ws"
     cli = [sys.executable, "-m", "ocr_pipeline.cli", "run", str(ws), "--pdfs", str(folder), "--pages-per-group", "1",
-           "--quiet"]  # fmt: skip
+           "--quiet", "--workers", str(workers)]  # fmt: skip
 
     def as_background_job() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
