@@ -15,7 +15,7 @@ from ocr_pipeline.defs.gate_stops import GateStop
 from ocr_pipeline.defs.materialize import GroupOutcome, new_instance, run_group_outcome, run_inventory
 from ocr_pipeline.defs.parallel_groups import run_in_processes, run_overlapped
 from ocr_pipeline.progress import TqdmProgress
-from ocr_pipeline.runtime.stop_signals import StopSignalWatch, stop_on_sigterm
+from ocr_pipeline.runtime.stop_signals import StopSignalWatch
 from ocr_pipeline.settings import PipelineSettings, deployment_from_env
 from ocr_pipeline.stages.pdf_inventory import list_groups, read_group
 from ocr_pipeline.workspace.commit import pending_groups
@@ -84,8 +84,7 @@ def run_local(settings: PipelineSettings, *, show_progress: bool = True, verbose
     # A signal Dagster's handler noted outside a step's code ends that run as a success: the watch still hears it.
     with StopSignalWatch() as watch:
         run_inventory(settings, instance)
-        watch.raise_if_stopped()
-        stop_on_sigterm()  # Dagster's run gave SIGTERM SIGINT's handler, ignored in a background job
+        watch.after_run()  # Dagster's run gave SIGTERM SIGINT's handler, ignored in a background job
         # Only the done marker counts: a shard without it is a group that stopped midway through its commit.
         pending = pending_groups(workspace, list_groups(workspace))
         summary = RunSummary(groups=len(pending))
@@ -104,8 +103,7 @@ def run_local(settings: PipelineSettings, *, show_progress: bool = True, verbose
                 outcome = run_group_outcome(
                     settings, group, instance, progress, console_level=level, stream_pages=stream
                 )
-                stop_on_sigterm()
-                watch.raise_if_stopped()
+                watch.after_run()
                 summary.record(group, outcome)
             progress.close()
     for group in pending:

@@ -73,6 +73,12 @@ class StopSignalWatch:
         if self.heard_stop():
             raise KeyboardInterrupt
 
+    def after_run(self) -> None:
+        """After each Dagster run in this thread: SIGTERM stops again (stop_on_sigterm), and a signal the run
+        swallowed stops now."""
+        stop_on_sigterm()
+        self.raise_if_stopped()
+
 
 def pool_worker_signals() -> None:
     """In a process running groups for a parent: SIGINT is the parent's to act on, SIGTERM ends this one when idle.
