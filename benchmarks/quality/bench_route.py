@@ -7,7 +7,8 @@
    evidence, `document_pages(text=ROUTE)`), decided with the shipped RouteParams, and the routed pages' layout text
    is written as the candidate `routed/<stem>_pg1_repeat1.md`, scored with olmocr's test classes
    (benchmarks/common/olmo_score.py) on the routed pages' tests only, per part (benchmarks/common/olmo_parts.py:
-   rules chosen on the tuning part, judged on the check part), beside olmOCR 2's published rates for the sets.
+   rules chosen on the tuning part, judged on the check part), with a 95 % Wilson interval (a part routes a few dozen
+   pages), beside olmOCR 2's published rates for the sets; every failed test of a routed page is listed.
    pdf-parse-bench's routed pages are compared with their ground truth (benchmarks/common/similarity.py's
    page_similarity).
 2. What deciding costs: CPU seconds a page of reading the rows as `route auto` does (layout and evidence) against as
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import resource
 import shutil
@@ -76,8 +78,21 @@ def _kind(reason: str) -> str:
     return re.sub(r"\d+(\.\d+)?%?", "N", reason.split(": '")[0].split(" (")[0])
 
 
-def olmo_rows(args: argparse.Namespace, costs: dict[str, list[float]], reasons: Counter[str]) -> list[str]:
-    """The table rows of the olmOCR-Bench sets: routed share and pass rate per part, beside olmOCR 2's."""
+def wilson(passed: int, total: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson interval of a pass rate: how far a rate over a few routed pages can be from the set's own."""
+    if not total:
+        return float("nan"), float("nan")
+    rate = passed / total
+    centre = (rate + z * z / (2 * total)) / (1 + z * z / total)
+    half = z * math.sqrt(rate * (1 - rate) / total + z * z / (4 * total * total)) / (1 + z * z / total)
+    return centre - half, centre + half
+
+
+def olmo_rows(
+    args: argparse.Namespace, costs: dict[str, list[float]], reasons: Counter[str], failed: list[str]
+) -> list[str]:
+    """The table rows of the olmOCR-Bench sets: routed share and pass rate per part, beside olmOCR 2's; each routed
+    page's failed test is added to `failed` (set, part, test id and its text) for reading."""
     rows = []
     for name in SETS:
         bench = args.out / name
@@ -93,10 +108,15 @@ def olmo_rows(args: argparse.Namespace, costs: dict[str, list[float]], reasons: 
         for part in PARTS:
             names = {p.name for p in pdfs if part_of(p.name) == part}
             routed = {n for n in names if pages[n]["routed"]}
-            verdicts = [results[t["id"]] for t in tests if t["pdf"] in routed and t["id"] in results]
+            scored = [t for t in tests if t["pdf"] in routed and t["id"] in results]
+            verdicts = [results[t["id"]] for t in scored]
             rate = sum(verdicts) / len(verdicts) if verdicts else float("nan")
+            low, high = wilson(sum(verdicts), len(verdicts))
             rows.append(f"| {name} | {part} | {len(routed)}/{len(names)} = {len(routed) / max(len(names), 1):.0%} "
-                        f"| {sum(verdicts)}/{len(verdicts)} = {rate:.3f} | {OLMOCR2[name]:.3f} |")  # fmt: skip
+                        f"| {sum(verdicts)}/{len(verdicts)} = {rate:.3f} ({low:.2f}-{high:.2f}) "
+                        f"| {OLMOCR2[name]:.3f} |")  # fmt: skip
+            failed += [f"{name} {part} {t['id']} ({t['type']}): {str(t.get('text') or t.get('before'))[:70]!r}"
+                       for t in scored if not results[t["id"]]]  # fmt: skip
     return rows
 
 
@@ -173,8 +193,11 @@ def main() -> int:
         return 0
     costs: dict[str, list[float]] = {"route": [], "plain": []}
     reasons: Counter[str] = Counter()
-    print("| set | part | pages routed | routed pages' tests passed | olmOCR 2 on the set |\n|---|---|---:|---:|---:|")
-    print("\n".join(olmo_rows(args, costs, reasons)))
+    failed: list[str] = []
+    print("| set | part | pages routed | routed pages' tests passed (95 % interval) | olmOCR 2 on the set |"
+          "\n|---|---|---:|---:|---:|")  # fmt: skip
+    print("\n".join(olmo_rows(args, costs, reasons, failed)))
+    print("\nthe routed pages' failed tests:\n" + "\n".join(f"  {line}" for line in failed))
     print("\n| pdf-parse-bench set | pages routed | similarity of routed pages to truth |\n|---|---:|---:|")
     print("\n".join(parse_bench_rows(args, costs, reasons)))
     route_ms, plain_ms = (1000 * statistics.median(costs[k]) for k in ("route", "plain"))
